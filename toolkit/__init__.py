@@ -1,0 +1,85 @@
+"""toolkit: which agent may call which tool, in which situation, and why.
+
+>>> import toolkit as tk
+>>> proj = tk.load("toolkit/examples/trustgraph")          # doctest: +SKIP
+>>> proj.explain("react-agent", "graph-update", state="analysis")  # doctest: +SKIP
+
+``import toolkit`` stays cheap: pandas, ipywidgets and mcp are imported only
+when a feature needs them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    AccessDeniedError,
+    DefinitionError,
+    Problem,
+    SpawnError,
+    ToolkitError,
+    ToolNotFoundError,
+    UnknownAgentError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "AccessDeniedError",
+    "AgentDefinition",
+    "Decision",
+    "DefinitionError",
+    "Preset",
+    "Problem",
+    "Project",
+    "Resolution",
+    "Rule",
+    "Session",
+    "SpawnError",
+    "Tool",
+    "ToolNotFoundError",
+    "ToolkitError",
+    "UnknownAgentError",
+    "User",
+    "load",
+]
+
+# Public name -> module that defines it, imported on first use.
+_LAZY = {
+    "load": "toolkit.runtime.project",
+    "Project": "toolkit.runtime.project",
+    "Session": "toolkit.runtime.session",
+    "Decision": "toolkit.core.explain",
+    "Resolution": "toolkit.core.resolve",
+    "AgentDefinition": "toolkit.core.models",
+    "Rule": "toolkit.core.models",
+    "Tool": "toolkit.core.models",
+    "User": "toolkit.core.models",
+    "Preset": "toolkit.core.presets",
+    "PRESETS": "toolkit.core.presets",
+}
+
+if TYPE_CHECKING:
+    from .core.explain import Decision
+    from .core.models import AgentDefinition, Rule, Tool, User
+    from .core.presets import PRESETS, Preset
+    from .core.resolve import Resolution
+    from .runtime.project import Project, load
+    from .runtime.session import Session
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+

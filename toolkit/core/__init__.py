@@ -1,0 +1,1 @@
+"""Core: models, loaders, resolution, explain, matrix. No asyncio, no Jupyter."""

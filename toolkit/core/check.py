@@ -1,0 +1,76 @@
+"""``toolmatrix check``: every problem of a project, located, for CI.
+
+Besides definition errors it warns when an agent's "Tool Usage Guidelines"
+mention a tool the agent does not declare (ADR 021), and about workflow
+states that cannot be reached from ``undefined`` or cannot be left.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from ..errors import DefinitionError, Problem
+from .loaders import load_definitions
+from .models import DEFAULT_STATE
+from .policy import Policy
+from .presets import Preset
+
+__all__ = ["check_project", "guideline_problems", "state_problems"]
+
+
+def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[Problem], bool]:
+    """(problems, ok): errors and warnings of the project at ``path``."""
+    try:
+        policy = Policy(load_definitions(path), preset)
+    except DefinitionError as exc:
+        return list(exc.problems), False
+    problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy)]
+    return problems, True
+
+
+def guideline_problems(policy: Policy) -> list[Problem]:
+    """Guidelines that mention a tool the agent's allow rules do not declare."""
+    out = []
+    for agent in policy.agents.values():
+        patterns = [str(r.pattern) for r in agent.allow or ()]
+        declared = set(patterns) | {str(r.pattern) for r in agent.aliases}
+        for tool, line in agent.guideline_lines.items():
+            if tool in declared or any(fnmatch.fnmatchcase(tool, p) for p in patterns):
+                continue
+            out.append(Problem(agent.file, line,
+                               f"agent {agent.name!r}: Tool Usage Guidelines mention {tool!r}, "
+                               "which the agent does not declare in tools", "warning"))
+    return out
+
+
+def state_problems(policy: Policy) -> list[Problem]:
+    """Unreachable states (from ``undefined``) and dead ends (no tool leads out)."""
+    tools = list(policy.tools.values())
+    states = set(policy.states)
+    if states == {DEFAULT_STATE}:
+        return []
+
+    def available(tool_states: tuple[str, ...] | None, state: str) -> bool:
+        return tool_states is None or state in tool_states or "*" in tool_states
+
+    edges = {s: {t.state for t in tools if t.state and t.state != s
+                 and available(t.available_in_states, s)} for s in states}
+    reached = {DEFAULT_STATE}
+    frontier = [DEFAULT_STATE]
+    while frontier:
+        for nxt in edges.get(frontier.pop(), ()):
+            if nxt not in reached:
+                reached.add(nxt)
+                frontier.append(nxt)
+    out = []
+    for state in sorted(states):
+        first = next((t for t in tools if t.state == state
+                      or state in (t.available_in_states or ())), None)
+        file, line = (first.file, first.states_line or first.line) if first else (None, None)
+        if state not in reached:
+            out.append(Problem(file, line, f"state {state!r} is unreachable: no tool leads "
+                                           f"to it from {DEFAULT_STATE!r}", "warning"))
+        elif not edges.get(state):
+            out.append(Problem(file, line, f"state {state!r} is a dead end: no tool available "
+                                           "in it moves to another state", "warning"))
+    return out

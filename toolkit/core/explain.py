@@ -1,0 +1,201 @@
+"""Explain: why one agent may or may not call one tool, step by step.
+
+In the spirit of the AWS IAM policy simulator: every step of SPEC section 4
+is evaluated and recorded in ``Decision.trace``; the first step that fails
+decides, and ``Decision.rule`` points at the rule (file and line) behind it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .models import DEFAULT_STATE, NO_RULE, Rule, Tool, groups_label
+from .resolve import Grant, group_ok, state_ok
+
+__all__ = ["Decision", "Step", "explain"]
+
+Effect = Literal["allow", "ask", "explicit-deny", "implicit-deny"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a decision: its name, outcome and the rule behind it."""
+
+    name: str
+    outcome: Literal["pass", "fail", "skip"]
+    detail: str
+    rule: Rule = NO_RULE
+
+    def __str__(self) -> str:
+        where = f" ({self.rule.where})" if self.rule.file else ""
+        return f"{self.name:<12} {self.outcome:<4}  {self.detail}{where}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer to "may ``agent`` call ``tool`` here, and why?".
+
+    >>> # d = proj.explain("researcher", "write_file", state="analysis")
+    >>> # d.allowed, d.effect, d.reason, d.rule.file, d.rule.line
+    """
+
+    agent: str
+    tool: str
+    canonical: str | None
+    allowed: bool
+    effect: Effect
+    reason: str  # the deciding step: one of resolve.STEPS
+    message: str  # one line for people
+    rule: Rule
+    trace: tuple[Step, ...]
+    preset: str
+    groups: tuple[str, ...]
+    state: str
+    depth: int
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def __str__(self) -> str:
+        return f"{self.effect.upper()} {self.agent} -> {self.tool}: {self.message}"
+
+    def report(self) -> str:
+        """The decision and its full trace, as plain text."""
+        head = (f"{self}\n  preset={self.preset} groups={groups_label(self.groups)} "
+                f"state={self.state} depth={self.depth}")
+        return head + "".join(f"\n  {step}" for step in self.trace)
+
+    def __repr__(self) -> str:
+        return f"<Decision {self.effect} {self.agent} -> {self.tool} ({self.reason})>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from .render import decision_html
+
+        return {"text/plain": self.report(), "text/html": decision_html(self)}
+
+
+def explain(grant: Grant, name: str, groups: tuple[str, ...], state: str | None) -> Decision:
+    """Evaluate every step for one tool and decide (the first failing step decides)."""
+    state = state or DEFAULT_STATE
+    canonical = grant.canonical(name)
+    tool = grant.pool.get(canonical) if canonical is not None else None
+    steps = [_pool(grant, name, canonical, tool)]
+    if tool is not None and canonical is not None:
+        steps += [
+            _deny(grant, canonical),
+            _allow(grant, canonical),
+            _ceiling(grant, canonical),
+            _coordination(grant, canonical),
+            _group(tool, groups),
+            _state(tool, state),
+            _approval(grant, canonical),
+        ]
+    deciding = next((s for s in steps if s.outcome == "fail"), None)
+    if deciding is None:
+        approval = steps[-1]
+        asks = approval.detail.startswith("needs approval")
+        allow_step = steps[2]
+        effect: Effect = "ask" if asks else "allow"
+        reason = "approval" if asks else "allow"
+        rule = approval.rule if asks else allow_step.rule
+        message = approval.detail if asks else allow_step.detail
+    else:
+        effect = "explicit-deny" if deciding.name == "deny" else "implicit-deny"
+        reason, rule, message = deciding.name, deciding.rule, deciding.detail
+    return Decision(agent=grant.agent.name, tool=name, canonical=canonical,
+                    allowed=deciding is None, effect=effect, reason=reason, message=message,
+                    rule=rule, trace=tuple(steps), preset=grant.preset.name, groups=groups,
+                    state=state, depth=grant.depth)
+
+
+def _pool(grant: Grant, name: str, canonical: str | None, tool: Tool | None) -> Step:
+    if tool is None:
+        index = grant.pool.index
+        if name in index.ambiguous:
+            return Step("pool", "fail", f"{name!r} is ambiguous: "
+                                        f"{', '.join(index.ambiguous[name])}")
+        if name in grant.unavailable:
+            return Step("pool", "fail", f"{name!r} is marked unavailable: it is in no server "
+                                        "or registry of the project")
+        return Step("pool", "fail", f"tool not found: {name!r} is not in the pool snapshot")
+    via = f" (as {canonical})" if canonical != name else ""
+    return Step("pool", "pass", f"{tool.name} is in the pool, source {tool.source}{via}",
+                Rule(kind="none", pattern=tool.name, file=tool.file, line=tool.line))
+
+
+def _deny(grant: Grant, tool: str) -> Step:
+    rule = grant.denied.get(tool)
+    if rule is None:
+        return Step("deny", "pass", "no deny rule matches")
+    owner = "project" if rule.agent is None else f"agent {rule.agent!r}"
+    return Step("deny", "fail", f"denied by {owner}: {rule.pattern!r}", rule)
+
+
+def _allow(grant: Grant, tool: str) -> Step:
+    rule = grant.allowed.get(tool)
+    if rule is None:
+        if grant.in_range is not None and tool not in grant.in_range:
+            return Step("allow", "fail", f"{tool} is not in the agent's use list (implicit deny)")
+        if grant.agent.allow is None or not grant.agent.allow:
+            return Step("allow", "fail", grant.allow_note + " (implicit deny)")
+        return Step("allow", "fail", "no allow rule matches (implicit deny)")
+    if rule is NO_RULE:
+        return Step("allow", "pass", grant.allow_note)
+    kind = "\"*\"" if rule.pattern == "*" else "glob" if rule.is_glob else "exact name"
+    alias = ""
+    if not rule.is_glob and rule.pattern != tool:
+        alias = f" (reaches {tool})"
+    return Step("allow", "pass", f"allowed by {kind} {rule.pattern!r}{alias}", rule)
+
+
+def _ceiling(grant: Grant, tool: str) -> Step:
+    if grant.lineage is None:
+        return Step("ceiling", "skip", "root agent: no parent ceiling")
+    if tool in grant.outside_ceiling:
+        rule = grant.outside_ceiling[tool] or NO_RULE
+        return Step("ceiling", "fail", f"parent {grant.lineage.id!r} does not hold {tool} "
+                                       f"(groups {groups_label(grant.lineage.groups)}, "
+                                       f"state {grant.lineage.state})", rule)
+    return Step("ceiling", "pass", f"parent {grant.lineage.id!r} holds {tool}")
+
+
+def _coordination(grant: Grant, tool: str) -> Step:
+    if tool in grant.stripped:
+        return Step("coordination", "fail", grant.stripped[tool], grant.exact_allowed.get(
+            tool, NO_RULE))
+    if grant.depth == 0:
+        return Step("coordination", "skip", "root agent: coordination tools are not stripped")
+    return Step("coordination", "pass", "not a stripped coordination tool")
+
+
+def _group(tool: Tool, groups: tuple[str, ...]) -> Step:
+    rule = Rule(kind="group", pattern=",".join(tool.groups), file=tool.file,
+                line=tool.group_line or tool.line)
+    if group_ok(tool, groups):
+        how = "\"*\" requested" if "*" in groups else (
+            f"shares {sorted(set(tool.groups) & set(groups))}")
+        return Step("group", "pass", f"tool groups {list(tool.groups)} {how}", rule)
+    return Step("group", "fail", f"tool groups {list(tool.groups)} do not meet requested "
+                                 f"{list(groups)}", rule)
+
+
+def _state(tool: Tool, state: str) -> Step:
+    states = tool.available_in_states
+    rule = Rule(kind="state", pattern=",".join(states or ()), file=tool.file,
+                line=tool.states_line or tool.line)
+    if states is None:
+        return Step("state", "pass", "available in every state (no available_in_states)")
+    if state_ok(tool, state):
+        return Step("state", "pass", f"state {state!r} is in {list(states)}", rule)
+    return Step("state", "fail", f"state {state!r} is not in available_in_states "
+                                 f"{list(states)}", rule)
+
+
+def _approval(grant: Grant, tool: str) -> Step:
+    rule = grant.ask.get(tool)
+    if rule is None:
+        return Step("approval", "pass", "no approval needed")
+    if rule.kind == "auto-approve":
+        return Step("approval", "pass", f"needs approval: {tool} is not in autoApprove", rule)
+    return Step("approval", "pass", f"needs approval: ask rule {rule.pattern!r}", rule)

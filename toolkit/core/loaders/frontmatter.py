@@ -1,0 +1,197 @@
+"""Markdown agent files with YAML front matter: adh-cli ``agent.md``, Claude Code
+``.claude/agents/*.md`` and Emergent-style whitelists share one field set.
+
+``tools`` (allow) and ``disallowedTools`` (deny) each take a list or a
+comma-separated string; every spelling below is accepted whatever the file's origin.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import DefinitionError
+from ..models import AgentDefinition, Rule
+from ._common import Definitions, alias_rules, check_name, first_key, name_list, rules
+from ._source import Located, parse_yaml
+
+ALLOW_KEYS = ("tools", "allowed_tools", "allowedTools", "AllowedTools")
+DENY_KEYS = ("disallowedTools", "disallowed_tools", "denied_tools", "deniedTools", "DeniedTools")
+ASK_KEYS = ("ask", "askTools", "ask_tools", "approval_required", "approvalRequired")
+DEPTH_KEYS = ("max_depth", "maxDepth")
+
+_FENCE = re.compile(r"^---[ \t]*$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BOLD = re.compile(r"\*\*`?([^*`]+?)`?\*\*")
+
+
+def has_front_matter(text: str) -> bool:
+    """Whether the text starts with a ``---`` fence."""
+    first = text.split("\n", 1)[0].rstrip("\r")
+    return bool(_FENCE.match(first))
+
+
+def split_front_matter(text: str, file: str) -> tuple[str, str, int]:
+    """(front matter, body, line where the body starts)."""
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        if _FENCE.match(lines[i].rstrip("\r")):
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1:]), i + 2
+    raise DefinitionError("front matter opened with '---' on line 1 is never closed; "
+                          "add a closing '---' line", file=file, line=1)
+
+
+def format_of(file: str) -> str:
+    """adh-cli for ``agent.md``, claude-code under ``.claude/agents``, else markdown."""
+    norm = file.replace("\\", "/")
+    if "/.claude/agents/" in f"/{norm}":
+        return "claude-code"
+    if norm.endswith("/agent.md") or norm == "agent.md":
+        return "adh-cli"
+    return "markdown"
+
+
+def load(text: str, file: str, defs: Definitions, default_name: str) -> None:
+    """Read one front-matter agent file into ``defs``."""
+    yaml_text, body, body_line = split_front_matter(text, file)
+    src = parse_yaml(yaml_text, file, first_line=2)
+    if src.data is None:
+        src.data = {}
+    if not isinstance(src.data, dict):
+        raise DefinitionError("front matter must be a YAML mapping (key: value lines), not "
+                              f"{type(src.data).__name__}", file=file, line=2)
+    defs.add_agent(parse_agent(src, src.data, (), default_name, format_of(file), body, body_line))
+
+
+def parse_agent(src: Located, data: dict[str, Any], base: tuple[Any, ...], default_name: str,
+                fmt: str, body: str = "", body_line: int = 1) -> AgentDefinition:
+    """An agent definition from the shared front-matter field set."""
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name.strip():
+        raise src.error((*base, "name"), f"name must be a non-empty string, not {name!r}")
+    name = name.strip()
+    for key in ("description", "model"):
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            raise src.error((*base, key), f"{key} must be a string, not "
+                                           f"{type(data[key]).__name__}")
+
+    allow_key, allow_value = first_key(data, *ALLOW_KEYS)
+    allow: tuple[Rule, ...] | None = None
+    descriptions: dict[str, str] = {}
+    if allow_key is not None and allow_value is not None:
+        entries = _tool_entries(src, (*base, allow_key), allow_value, descriptions)
+        allow = rules("allow", name, src, entries)
+    deny_key, deny_value = first_key(data, *DENY_KEYS)
+    deny = rules("deny", name, src, name_list(src, (*base, str(deny_key)), deny_value,
+                                              str(deny_key))) if deny_key else ()
+    ask_key, ask_value = first_key(data, *ASK_KEYS)
+    ask = rules("ask", name, src, name_list(src, (*base, str(ask_key)), ask_value,
+                                            str(ask_key))) if ask_key else ()
+    for rule_set in (allow or (), deny, ask):
+        for r in rule_set:
+            check_name(src, (*base, allow_key or "tools"), str(r.pattern), "tools")
+
+    depth_key, depth = first_key(data, *DEPTH_KEYS)
+    if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 0):
+        raise src.error((*base, str(depth_key)), f"{depth_key} must be a whole number >= 0, "
+                                                  f"not {depth!r}")
+    variables = data.get("variables") or []
+    if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
+        raise src.error((*base, "variables"), "variables must be a list of names")
+
+    known = set(ALLOW_KEYS + DENY_KEYS + ASK_KEYS + DEPTH_KEYS) | {
+        "name", "description", "model", "variables", "aliases"}
+    guidelines, guideline_lines = parse_guidelines(body, body_line)
+    return AgentDefinition(
+        name=name,
+        description=(data.get("description") or "").strip(),
+        model=data.get("model"),
+        format=fmt,
+        file=src.file,
+        line=src.line((*base, "name")) if "name" in data else src.line(base),
+        allow=allow,
+        allow_line=src.line((*base, allow_key)) if allow_key else None,
+        deny=deny,
+        ask=ask,
+        aliases=alias_rules(name, src, (*base, "aliases"), data.get("aliases")),
+        descriptions=descriptions,
+        system_prompt=body.strip(),
+        guidelines=guidelines,
+        guideline_lines=guideline_lines,
+        max_depth=depth,
+        variables=tuple(variables),
+        metadata={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def _tool_entries(src: Located, path: tuple[Any, ...], value: Any,
+                  descriptions: dict[str, str]) -> list[tuple[str, int | None]]:
+    """Names from ``tools:``; ``{name, description}`` items override the description."""
+    if isinstance(value, list):
+        plain: list[Any] = []
+        for i, item in enumerate(value):
+            if isinstance(item, dict):
+                extra = set(item) - {"name", "description"}
+                if extra:
+                    raise src.error((*path, i), f"tools[{i}] has unknown keys "
+                                                 f"{sorted(map(str, extra))}; a tool entry "
+                                                 "takes only 'name' and 'description'")
+                tname, desc = item.get("name"), item.get("description")
+                if not isinstance(tname, str) or not tname.strip():
+                    raise src.error((*path, i), f"tools[{i}] needs a 'name' string")
+                if desc is not None and not isinstance(desc, str):
+                    raise src.error((*path, i, "description"),
+                                    f"tools[{i}].description must be a string")
+                if desc:
+                    descriptions[tname.strip()] = desc.strip()
+                plain.append(tname)
+            else:
+                plain.append(item)
+        entries = name_list(src, path, plain, "tools")
+        return entries
+    return name_list(src, path, value, "tools")
+
+
+def parse_guidelines(body: str, body_line: int) -> tuple[dict[str, str], dict[str, int]]:
+    """Per-tool text of the body's "Tool Usage Guidelines" section (ADR 021 option C).
+
+    Each paragraph that starts with ``**tool**`` (or ``**a** and **b**``) is
+    the guideline of the tools named in bold before its first colon.
+    """
+    lines = body.split("\n")
+    start = level = None
+    for i, line in enumerate(lines):
+        m = _HEADING.match(line)
+        if m and m.group(2).strip().lower() == "tool usage guidelines":
+            start, level = i + 1, len(m.group(1))
+            break
+    if start is None or level is None:
+        return {}, {}
+    guidelines: dict[str, str] = {}
+    where: dict[str, int] = {}
+    current: list[str] = []
+    buffer: list[str] = []
+
+    def flush() -> None:
+        text = "\n".join(buffer).strip()
+        for tool in current:
+            guidelines[tool] = text
+
+    for i in range(start, len(lines)):
+        line = lines[i]
+        m = _HEADING.match(line)
+        if m and len(m.group(1)) <= level:
+            break
+        if line.startswith("**"):
+            head = line.split(":", 1)[0]
+            names = [n.strip() for n in _BOLD.findall(head)]
+            if names:
+                flush()
+                current, buffer = names, [line]
+                for n in names:
+                    where.setdefault(n, body_line + i)
+                continue
+        if current:
+            buffer.append(line)
+    flush()
+    return guidelines, where

@@ -1,0 +1,90 @@
+"""The tool matrix: every tool × agent × group set × state × preset at once.
+
+Built from grants (each agent's compiled rules, computed once per preset) and
+per-context masks, combined with numpy broadcasting, never a per-pair
+``fnmatch`` loop. pandas and numpy are imported here, lazily, not by
+``import toolkit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .models import Tool, groups_label
+from .resolve import Grant, group_ok, state_ok
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Reason codes, in the order of SPEC section 4; 0 and 1 are the allowed ones.
+CODES = ("allow", "approval", "pool", "deny", "implicit", "ceiling", "coordination", "group",
+         "state")
+_ALLOW, _ASK, _POOL, _DENY, _IMPLICIT, _CEILING, _COORD, _GROUP, _STATE = range(len(CODES))
+
+
+def build(tool_names: Sequence[str], tools: dict[str, Tool],
+          grants: Sequence[Sequence[Grant]], presets: Sequence[str], agents: Sequence[str],
+          contexts: Sequence[tuple[tuple[str, ...], str]]) -> Any:
+    """Reason codes as an int8 array [tool, agent, context, preset] (``grants[preset][agent]``)."""
+    import numpy as np
+
+    n = len(tool_names)
+    position = {name: i for i, name in enumerate(tool_names)}
+    n_presets, n_agents, n_contexts = len(presets), len(agents), len(contexts)
+    agent_codes = np.full((n, n_presets, n_agents), _IMPLICIT, dtype=np.int8)
+    asks = np.zeros((n, n_presets, n_agents), dtype=bool)
+
+    def idx(names: Any) -> Any:
+        return np.fromiter((position[t] for t in names if t in position), dtype=np.intp)
+
+    for p, row in enumerate(grants):
+        for a, grant in enumerate(row):
+            column = agent_codes[:, p, a]
+            column[idx(grant.allowed)] = _ALLOW
+            column[idx(grant.outside_ceiling)] = _CEILING
+            column[idx(grant.stripped)] = _COORD
+            column[idx(grant.denied)] = _DENY
+            asks[idx(grant.ask), p, a] = True
+
+    group_pass = np.ones((n, n_contexts), dtype=bool)
+    state_pass = np.ones((n, n_contexts), dtype=bool)
+    for c, (groups, state) in enumerate(contexts):
+        group_pass[:, c] = [group_ok(tools[t], groups) for t in tool_names]
+        state_pass[:, c] = [state_ok(tools[t], state) for t in tool_names]
+
+    ok = (agent_codes == _ALLOW)[:, :, :, None]  # tool, preset, agent, context
+    request = np.where(~group_pass, _GROUP, np.where(~state_pass, _STATE, _ALLOW)).astype(np.int8)
+    request = np.broadcast_to(request[:, None, None, :], (*ok.shape[:3], n_contexts))
+    allowed_code = np.where(request == _ALLOW, np.where(asks[:, :, :, None], _ASK, _ALLOW),
+                            request)
+    codes = np.where(ok, allowed_code, agent_codes[:, :, :, None]).astype(np.int8)
+    return codes.transpose(0, 2, 3, 1)
+
+
+def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
+          contexts: Sequence[tuple[tuple[str, ...], str]], presets: Sequence[str],
+          *, reasons: bool) -> pd.DataFrame:
+    """The codes as a DataFrame: rows tools; columns agents (+ groups/state/preset levels)."""
+    import numpy as np
+    import pandas as pd
+
+    n = len(tool_names)
+    flat = codes.reshape(n, -1)
+    group_labels = [groups_label(g) for g, _ in contexts]
+    states = [s for _, s in contexts]
+    tuples = [(agent, group_labels[c], states[c], preset)
+              for agent in agents for c in range(len(contexts)) for preset in presets]
+    names = ["agent", "groups", "state", "preset"]
+    keep = [0] + [i for i, values in ((1, group_labels), (2, states), (3, list(presets)))
+                  if len(set(values)) > 1]
+    labels = [tuple(t[i] for i in keep) for t in tuples]
+    if len(keep) == 1:
+        columns = pd.Index([lab[0] for lab in labels], name="agent")
+    else:
+        columns = pd.MultiIndex.from_tuples(labels, names=[names[i] for i in keep])
+    index = pd.Index(list(tool_names), name="tool")
+    if reasons:
+        labels_array = np.asarray(CODES, dtype=object)[flat]
+        return pd.DataFrame(labels_array, index=index, columns=columns)
+    return pd.DataFrame(flat <= _ASK, index=index, columns=columns)

@@ -1,0 +1,236 @@
+"""The data toolkit reasons about: tools, rules, agent definitions, servers, requests.
+
+All models are immutable pydantic v2 models. Every rule and definition keeps
+the file and 1-based line it came from, so a decision can point at it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "DEFAULT_GROUPS",
+    "DEFAULT_STATE",
+    "NO_RULE",
+    "AgentDefinition",
+    "BuiltinPolicy",
+    "Request",
+    "Rule",
+    "ServerConfig",
+    "Tool",
+    "User",
+    "is_glob",
+]
+
+DEFAULT_GROUPS: tuple[str, ...] = ("default",)
+DEFAULT_STATE = "undefined"
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def is_glob(pattern: str) -> bool:
+    """True when ``pattern`` has an ``fnmatch`` wildcard (``*``, ``?`` or ``[``)."""
+    return any(c in _GLOB_CHARS for c in pattern)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Rule(_Frozen):
+    """One line of policy: an allow, deny, ask or alias entry, and where it was written.
+
+    >>> Rule(kind="allow", pattern="entities_*", agent="graph", file="a.md", line=4).is_glob
+    True
+    """
+
+    kind: Literal["allow", "deny", "ask", "auto-approve", "use", "alias", "group", "state", "none"]
+    pattern: str | None = None
+    agent: str | None = None
+    file: str | None = None
+    line: int | None = None
+    target: str | None = None  # the alias target, for kind == "alias"
+
+    @property
+    def is_glob(self) -> bool:
+        """Whether the pattern is a glob (``*`` alone included)."""
+        return self.pattern is not None and is_glob(self.pattern)
+
+    def matches(self, name: str) -> bool:
+        """Case-sensitive ``fnmatch`` (``*`` crosses ``/``) or exact comparison."""
+        if self.pattern is None:
+            return False
+        if self.is_glob:
+            return fnmatch.fnmatchcase(name, self.pattern)
+        return name == self.pattern
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the rule, or ``"-"`` when it has no location."""
+        if self.file is None:
+            return "-"
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+    def __str__(self) -> str:
+        label = self.pattern if self.target is None else f"{self.pattern} -> {self.target}"
+        return f"{self.kind} {label} ({self.where})"
+
+
+#: The rule of a decision that no rule decided (e.g. an omitted allow list).
+NO_RULE = Rule(kind="none")
+
+
+class BuiltinPolicy(_Frozen):
+    """The policy of a built-in tool (work-agent ``builtinPolicy``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    name: Literal["fs_read", "fs_write", "shell_exec"]
+    allowed_paths: tuple[str, ...] = Field(default=(), alias="allowedPaths")
+    allowed_commands: tuple[str, ...] = Field(default=(), alias="allowedCommands")
+    timeout: float | None = None
+    max_output_bytes: int | None = Field(default=None, alias="maxOutputBytes")
+
+
+class Tool(_Frozen):
+    """A callable tool in a project's pool.
+
+    ``name`` is canonical: a registry key, a built-in name, or ``@server/tool``
+    for a tool discovered from an MCP server.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    name: str
+    description: str = ""
+    title: str | None = None
+    source: str = "registry"  # builtin | registry | native | mcp:<server>
+    server: str | None = None
+    remote_name: str | None = None  # the tool's own name on its MCP server
+    groups: tuple[str, ...] = DEFAULT_GROUPS
+    state: str | None = None
+    available_in_states: tuple[str, ...] | None = None
+    input_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = Field(default_factory=dict)
+    type: str | None = None  # TrustGraph ``type``
+    mcp_tool_id: str | None = None
+    builtin_policy: BuiltinPolicy | None = None
+    file: str | None = None
+    line: int | None = None
+    group_line: int | None = None
+    states_line: int | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every spelling that reaches this tool: canonical, ``mcp__s__t`` and bare."""
+        if self.server is None:
+            return (self.name,)
+        bare = self.remote_name or self.name
+        return (self.name, f"mcp__{self.server}__{bare}", bare)
+
+
+class AgentDefinition(_Frozen):
+    """An agent as written in its file: its rules and where each came from.
+
+    ``allow is None`` means the allow list was omitted; ``()`` means it was
+    written empty. What each means is the preset's choice (SPEC section 4).
+    """
+
+    name: str
+    description: str = ""
+    model: str | None = None
+    format: str = "generic"
+    file: str | None = None
+    line: int | None = None
+    allow: tuple[Rule, ...] | None = None
+    allow_line: int | None = None
+    deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    auto_approve: tuple[Rule, ...] | None = None
+    use: tuple[Rule, ...] | None = None
+    use_servers: tuple[str, ...] = ()
+    aliases: tuple[Rule, ...] = ()
+    descriptions: dict[str, str] = Field(default_factory=dict)
+    system_prompt: str = ""
+    guidelines: dict[str, str] = Field(default_factory=dict)
+    guideline_lines: dict[str, int] = Field(default_factory=dict)
+    max_depth: int | None = None
+    variables: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ServerConfig(_Frozen):
+    """An MCP server the project connects to (``.mcp.json``, ``mcp.json``, work-agent catalog)."""
+
+    name: str
+    transport: Literal["stdio", "streamable-http", "sse", "ws", "tcp"] = "stdio"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    health_check: dict[str, Any] | None = None
+    startup_timeout: float = 30.0
+    file: str | None = None
+    line: int | None = None
+
+
+class User(_Frozen):
+    """Someone making requests, with the groups they are permitted to request.
+
+    >>> User(name="alice", groups=("read-only",)).permits(["read-only"])
+    True
+    """
+
+    name: str
+    groups: tuple[str, ...] = DEFAULT_GROUPS
+
+    def __init__(self, name: str, groups: Any = DEFAULT_GROUPS, **data: Any) -> None:
+        if isinstance(groups, str):
+            groups = (groups,)
+        super().__init__(**{"name": name, "groups": tuple(groups), **data})
+
+    def permits(self, groups: Any) -> bool:
+        """Whether every requested group is one this user may request."""
+        if "*" in self.groups:
+            return True
+        return all(g in self.groups for g in groups)
+
+
+class Request(_Frozen):
+    """The situation a tool set is resolved for: groups and workflow state."""
+
+    groups: tuple[str, ...] = DEFAULT_GROUPS
+    state: str = DEFAULT_STATE
+    user: User | None = None
+
+    @classmethod
+    def make(cls, groups: Any = None, state: str | None = None,
+             user: User | None = None) -> Request:
+        """Build a request, applying the defaults (``["default"]``, ``"undefined"``)."""
+        return cls(groups=normalize_groups(groups), state=state or DEFAULT_STATE, user=user)
+
+    @property
+    def label(self) -> str:
+        """A short label for tables: ``"read-only,knowledge"``, ``"*"`` or ``"(none)"``."""
+        return groups_label(self.groups)
+
+
+def normalize_groups(groups: Any) -> tuple[str, ...]:
+    """``None`` → ``("default",)``; ``"a,b"`` → ``("a", "b")``; a list → a tuple."""
+    if groups is None:
+        return DEFAULT_GROUPS
+    if isinstance(groups, str):
+        if groups.strip() == "":
+            return ()
+        return tuple(g.strip() for g in groups.split(",") if g.strip())
+    return tuple(str(g) for g in groups)
+
+
+def groups_label(groups: tuple[str, ...]) -> str:
+    """How a group set is shown in tables and audit lines."""
+    return ",".join(groups) if groups else "(none)"

@@ -1,0 +1,345 @@
+"""A project's policy: its definitions, pool and preset, and the questions you can ask.
+
+``Policy`` is pure: no I/O beyond what the loaders read, no asyncio. The
+runtime's ``Project`` adds servers and sessions on top of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError
+from . import matrix as matrix_mod
+from .explain import Decision, explain
+from .loaders import Definitions
+from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
+from .pool import ToolPool
+from .presets import PRESETS, Preset, get_preset
+from .resolve import Grant, Lineage, ProjectRules, Resolution, compile_grant, resolve_request
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Policy"]
+
+
+class HasLineage(Protocol):
+    """Anything a child can be resolved under (a runtime ``Session``)."""
+
+    def child_lineage(self) -> Lineage: ...
+
+
+def apply_group_map(tools: Mapping[str, Tool], defs: Definitions, pending: Iterable[str]
+                    ) -> tuple[dict[str, Tool], list[Problem]]:
+    """Add the group map's memberships to declared (and discovered) tools."""
+    out = dict(tools)
+    problems: list[Problem] = []
+    pool = ToolPool(out.values())
+    for a in defs.group_assignments:
+        name = pool.index.lookup(a.tool)
+        if name is None:
+            if not any(a.tool.startswith((f"@{s}/", f"mcp__{s}__")) for s in pending):
+                problems.append(Problem(a.file, a.line, f"group map puts {a.tool!r} in group "
+                                                        f"{a.group!r}, but no such tool is "
+                                                        "declared", "warning"))
+            continue
+        tool = out[name]
+        if a.group not in tool.groups:
+            groups = tool.groups if tool.groups != ("default",) or tool.group_line else ()
+            out[name] = tool.model_copy(update={"groups": (*groups, a.group)})
+    return out, problems
+
+
+class Policy:
+    """Definitions + pool + preset: resolve, explain and tabulate tool access."""
+
+    def __init__(self, defs: Definitions, preset: str | Preset | None = None) -> None:
+        self.definitions = defs
+        self.root = defs.root
+        settings = defs.settings
+        name = preset if preset is not None else settings.get("preset", "strict")
+        self._preset_name = get_preset(name).name
+        self._rules = ProjectRules(deny=tuple(defs.project_deny), ask=tuple(defs.project_ask),
+                                   aliases=tuple(defs.aliases))
+        self._servers: dict[str, ServerConfig] = dict(defs.servers)
+        self._declared: dict[str, Tool] = dict(defs.tools)
+        self._discovered: dict[str, list[Tool]] = {}
+        self._grants: dict[tuple[str, str, int], Grant] = {}
+        self._problems: list[Problem] = [p for p in defs.problems if p.severity == "warning"]
+        self.pool = self._build_pool()
+        self._validate()
+
+    # -- what the project holds ---------------------------------------------------------------
+
+    @property
+    def agents(self) -> Mapping[str, AgentDefinition]:
+        """Agent definitions by name."""
+        return MappingProxyType(self.definitions.agents)
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The current pool: canonical tool name → ``Tool``."""
+        return self.pool
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """Every warning recorded while loading and resolving (each with file and line)."""
+        seen: set[Problem] = set()
+        out = []
+        for p in self._problems:
+            if p not in seen:
+                seen.add(p)
+                out.append(p)
+        return out
+
+    @property
+    def preset(self) -> Preset:
+        """The project's preset, with the manifest's overrides applied."""
+        return self.preset_for(None)
+
+    @property
+    def users(self) -> Mapping[str, tuple[str, ...]]:
+        """User name → permitted groups (from the manifest)."""
+        return MappingProxyType(self.definitions.users)
+
+    @property
+    def server_configs(self) -> Mapping[str, ServerConfig]:
+        """Configured MCP servers by name."""
+        return MappingProxyType(self._servers)
+
+    def preset_for(self, name: str | Preset | None) -> Preset:
+        """A preset with the manifest's overrides (coordination tools, max_depth, overrides)."""
+        base = get_preset(name if name is not None else self._preset_name)
+        settings = self.definitions.settings
+        update: dict[str, Any] = dict(settings.get("overrides", {}))
+        if "coordination_tools" in settings:
+            update["coordination_tools"] = tuple(settings["coordination_tools"])
+        if "max_depth" in settings:
+            update["max_depth"] = settings["max_depth"]
+        if not update:
+            return base
+        try:
+            return Preset.model_validate({**base.model_dump(), **update})
+        except ValueError as exc:
+            raise DefinitionError(f"invalid preset override: {exc}",
+                                  file=settings.get("_file")) from None
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """Every state a tool names (in ``state`` or ``available_in_states``), plus undefined."""
+        states = {DEFAULT_STATE}
+        for tool in self.pool.values():
+            if tool.state:
+                states.add(tool.state)
+            states.update(s for s in tool.available_in_states or () if s != "*")
+        return tuple(sorted(states))
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Every group some tool belongs to."""
+        return tuple(sorted({g for t in self.pool.values() for g in t.groups}))
+
+    # -- pool ---------------------------------------------------------------------------------
+
+    def _build_pool(self) -> ToolPool:
+        tools: dict[str, Tool] = dict(self._declared)
+        for server_tools in self._discovered.values():
+            for t in server_tools:
+                tools[t.name] = t
+        pending = set(self._servers) - set(self._discovered)
+        tools, problems = apply_group_map(tools, self.definitions, pending)
+        self._problems.extend(problems)
+        version = getattr(self, "pool", None)
+        return ToolPool(tools.values(), pending, (version.version + 1) if version else 0)
+
+    def set_server_tools(self, server: str, tools: Iterable[Tool] | None) -> None:
+        """Replace a server's discovered tools (``None``: not available) and rebuild the pool."""
+        if tools is None:
+            self._discovered.pop(server, None)
+        else:
+            self._discovered[server] = list(tools)
+        self.pool = self._build_pool()
+        self._grants.clear()
+
+    def add_server_config(self, config: ServerConfig) -> None:
+        """Add or replace a server config; its tools join once it is discovered."""
+        self._servers[config.name] = config
+        self._discovered.pop(config.name, None)
+        self.pool = self._build_pool()
+        self._grants.clear()
+
+    def remove_server_config(self, name: str) -> None:
+        """Remove a server and its tools from the project."""
+        self._servers.pop(name, None)
+        self._discovered.pop(name, None)
+        self.pool = self._build_pool()
+        self._grants.clear()
+
+    # -- resolution ---------------------------------------------------------------------------
+
+    def agent(self, name: str) -> AgentDefinition:
+        """The agent called ``name``; ``UnknownAgentError`` listing the known ones otherwise."""
+        try:
+            return self.definitions.agents[name]
+        except KeyError:
+            raise UnknownAgentError(name, list(self.definitions.agents)) from None
+
+    def grant(self, agent: str, preset: str | Preset | None = None,
+              lineage: Lineage | None = None, pool: ToolPool | None = None) -> Grant:
+        """The compiled grant of ``agent`` (cached for root agents on the current pool)."""
+        definition = self.agent(agent)
+        effective = self.preset_for(preset)
+        pool = pool or self.pool
+        key = (agent, effective.name, pool.version)
+        if lineage is None and pool is self.pool and key in self._grants:
+            return self._grants[key]
+        grant = compile_grant(definition, pool, effective, self._rules, lineage,
+                              max_depth=effective.max_depth)
+        if grant.errors:
+            raise DefinitionError(grant.errors)
+        self._problems.extend(grant.warnings)
+        if lineage is None and pool is self.pool:
+            self._grants[key] = grant
+        return grant
+
+    def child_grant(self, agent: str, lineage: Lineage, preset: str | Preset | None = None,
+                    pool: ToolPool | None = None) -> Grant:
+        """A child's grant; ``SpawnError`` when its preset says naming extra tools is an error."""
+        grant = self.grant(agent, preset, lineage, pool)
+        if grant.spawn_errors:
+            raise SpawnError("\n".join(str(p) for p in grant.spawn_errors))
+        return grant
+
+    def request_warnings(self, groups: tuple[str, ...], state: str) -> list[Problem]:
+        """Warnings about a request: a group no tool has, a state no tool names."""
+        out = []
+        known_groups = set(self.groups)
+        for g in groups:
+            if g != "*" and g not in known_groups:
+                out.append(Problem(None, None, f"requested group {g!r} is not a group of any "
+                                               "tool", "warning"))
+        if state not in self.states:
+            out.append(Problem(None, None, f"invalid state {state!r}: no tool lists it in "
+                                           "state or available_in_states", "warning"))
+        return out
+
+    def _lineage(self, parent: HasLineage | Lineage | None) -> Lineage | None:
+        if parent is None or isinstance(parent, Lineage):
+            return parent
+        return parent.child_lineage()
+
+    def resolve(self, agent: str, groups: Any = None, state: str | None = None,
+                parent: HasLineage | Lineage | None = None,
+                preset: str | Preset | None = None) -> Resolution:
+        """``agent``'s tool set for a request (groups, state), optionally as ``parent``'s child."""
+        lineage = self._lineage(parent)
+        if lineage is not None and groups is None:
+            groups = lineage.groups
+        if lineage is not None and state is None:
+            state = lineage.state
+        group_set = normalize_groups(groups)
+        state = state or DEFAULT_STATE
+        if lineage is None:
+            grant = self.grant(agent, preset)
+        else:
+            grant = self.child_grant(agent, lineage, preset)
+        return resolve_request(grant, group_set, state, self.request_warnings(group_set, state))
+
+    def explain(self, agent: str, tool: str, groups: Any = None, state: str | None = None,
+                parent: HasLineage | Lineage | None = None,
+                preset: str | Preset | None = None) -> Decision:
+        """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace."""
+        lineage = self._lineage(parent)
+        if lineage is not None and groups is None:
+            groups = lineage.groups
+        if lineage is not None and state is None:
+            state = lineage.state
+        grant = self.grant(agent, preset, lineage)
+        return explain(grant, tool, normalize_groups(groups), state)
+
+    # -- tables -------------------------------------------------------------------------------
+
+    def _matrix_codes(self, agents: Sequence[str] | None, groups: Any, states: Any,
+                      presets: Any) -> tuple[Any, list[str], list[str], list[Any], list[str]]:
+        agent_names = list(self.definitions.agents) if agents is None else (
+            [agents] if isinstance(agents, str) else list(agents))
+        for a in agent_names:
+            self.agent(a)
+        group_sets = _group_sets(groups)
+        state_list = [DEFAULT_STATE] if states is None else (
+            [states] if isinstance(states, str) else list(states))
+        preset_names = [self._preset_name] if presets is None else (
+            [presets] if isinstance(presets, str) else list(presets))
+        preset_names = [get_preset(p).name for p in preset_names]
+        contexts = [(g, s) for g in group_sets for s in state_list]
+        grants = [[self.grant(a, p) for a in agent_names] for p in preset_names]
+        tool_names = list(self.pool.names)
+        codes = matrix_mod.build(tool_names, dict(self.pool), grants, preset_names, agent_names,
+                                 contexts)
+        return codes, tool_names, agent_names, contexts, preset_names
+
+    def matrix(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+               states: Sequence[str] | str | None = None,
+               presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """Booleans: rows tools, columns agents (+ group set / state / preset levels).
+
+        ``groups`` is one group set (``["read-only", "knowledge"]``) or several
+        (``[["read-only"], ["*"]]``); ``states`` and ``presets`` a name or a list.
+        """
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, reasons=False)
+
+    def reasons(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+                states: Sequence[str] | str | None = None,
+                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """The matrix's companion: the deciding step of every cell (``allow``, ``deny``, ...)."""
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, reasons=True)
+
+    def preset_diff(self, presets: Sequence[str] | None = None, agents: Any = None,
+                    groups: Any = None, state: str | None = None) -> pd.DataFrame:
+        """Cells where presets disagree: one row per (tool, agent), a column per preset."""
+        import pandas as pd
+
+        names = list(presets) if presets is not None else list(PRESETS)
+        usable = []
+        for p in names:
+            try:
+                self._matrix_codes(agents, groups, state, [p])
+                usable.append(p)
+            except DefinitionError:
+                continue  # a preset that rejects these definitions cannot be compared
+        table = self.reasons(agents, groups, state, usable)
+        long = table.stack(level=list(range(table.columns.nlevels - 1)), future_stack=True) if (
+            isinstance(table.columns, pd.MultiIndex)) else table
+        if not isinstance(long, pd.DataFrame):
+            long = long.to_frame()
+        differs = long.nunique(axis=1) > 1
+        return long[differs]
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        errors: list[Problem] = []
+        for name in self.definitions.agents:
+            try:
+                self.grant(name)
+            except DefinitionError as exc:
+                errors.extend(exc.problems)
+        if errors:
+            raise DefinitionError(errors)
+
+
+def _group_sets(groups: Any) -> list[tuple[str, ...]]:
+    if groups is None:
+        return [normalize_groups(None)]
+    if isinstance(groups, str):
+        return [normalize_groups(groups)]
+    items = list(groups)
+    if items and all(isinstance(g, (list, tuple, set, frozenset)) for g in items):
+        return [tuple(g) for g in items]
+    return [normalize_groups(items)]

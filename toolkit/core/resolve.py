@@ -1,0 +1,482 @@
+"""Resolution: which tools an agent may call, step by step as SPEC section 4 lists them.
+
+A :class:`Grant` is what an agent holds before the request is looked at
+(steps 1-6 and the approval rules of step 9): it depends on the agent, the
+preset, the pool snapshot and, for a child, its lineage. A :class:`Resolution`
+applies a request's groups and state to a grant (steps 7-8). ``explain``
+replays the same steps for one tool, reading the same grant, so the matrix,
+``resolve`` and ``explain`` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Problem
+from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Rule, Tool, groups_label
+from .pool import ToolPool
+from .presets import Preset
+
+__all__ = [
+    "STEPS",
+    "Grant",
+    "Lineage",
+    "Resolution",
+    "compile_grant",
+    "group_ok",
+    "resolve_request",
+    "state_ok",
+]
+
+#: The steps of section 4, in order; ``Decision.reason`` is one of these.
+STEPS = ("pool", "deny", "allow", "ceiling", "coordination", "group", "state", "approval")
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What a child inherits from the session that spawns it."""
+
+    id: str
+    depth: int  # the parent's depth
+    ancestors: tuple[AgentDefinition, ...]  # root first, the parent last
+    ceiling: frozenset[str]  # the parent's resolved set, after its group and state filters
+    groups: tuple[str, ...]
+    state: str
+    max_depth: int | None
+
+
+@dataclass(frozen=True)
+class ProjectRules:
+    """Project-wide rules from the manifest that every grant applies."""
+
+    deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    aliases: tuple[Rule, ...] = ()
+
+
+@dataclass
+class Grant:
+    """An agent's tools before the request's groups and state are applied."""
+
+    agent: AgentDefinition
+    preset: Preset
+    pool: ToolPool
+    depth: int
+    max_depth: int | None
+    lineage: Lineage | None
+    aliases: dict[str, str] = field(default_factory=dict)
+    denied: dict[str, Rule] = field(default_factory=dict)
+    in_range: frozenset[str] | None = None  # work-agent ``use``; None = the whole pool
+    allowed: dict[str, Rule] = field(default_factory=dict)
+    allow_note: str = ""
+    exact_allowed: dict[str, Rule] = field(default_factory=dict)
+    outside_ceiling: dict[str, Rule | None] = field(default_factory=dict)
+    stripped: dict[str, str] = field(default_factory=dict)
+    ask: dict[str, Rule] = field(default_factory=dict)
+    unavailable: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    spawn_errors: list[Problem] = field(default_factory=list)
+
+    @property
+    def tools(self) -> frozenset[str]:
+        """Tools that pass steps 1-6 (pool, deny, allow, ceiling, coordination)."""
+        out = set(self.allowed) - set(self.denied) - set(self.stripped)
+        out -= set(self.outside_ceiling)
+        return frozenset(out)
+
+    def canonical(self, name: str) -> str | None:
+        """The canonical tool ``name`` reaches for this agent (aliases first), or None."""
+        seen = 0
+        while name in self.aliases and seen < 64:
+            name = self.aliases[name]
+            seen += 1
+        return self.pool.index.lookup(name)
+
+
+def group_ok(tool: Tool, groups: tuple[str, ...]) -> bool:
+    """Step 7: the tool's groups meet the request's, or ``"*"`` was requested."""
+    return "*" in groups or any(g in groups for g in tool.groups)
+
+
+def state_ok(tool: Tool, state: str) -> bool:
+    """Step 8: the state is one the tool is available in (or it lists ``"*"`` or nothing)."""
+    states = tool.available_in_states
+    return states is None or state in states or "*" in states
+
+
+def _where(agent: AgentDefinition) -> tuple[str | None, int | None]:
+    return agent.file, agent.line
+
+
+def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
+                  project: ProjectRules, lineage: Lineage | None = None,
+                  max_depth: int | None = None) -> Grant:
+    """Steps 1-6 and 9 for ``agent``: what it holds in any request."""
+    depth = 0 if lineage is None else lineage.depth + 1
+    limit = max_depth if lineage is None else lineage.max_depth
+    grant = Grant(agent=agent, preset=preset, pool=pool, depth=depth, max_depth=limit,
+                  lineage=lineage)
+    _collect_aliases(grant, project)
+    _step_deny(grant, project)
+    _step_range(grant)
+    _step_allow(grant)
+    _step_ceiling(grant)
+    _step_depth_limit(grant)
+    _step_coordination(grant)
+    _step_approval(grant, project)
+    return grant
+
+
+# -- step 2: names ------------------------------------------------------------------------------
+
+def _collect_aliases(grant: Grant, project: ProjectRules) -> None:
+    """Aliases of the project and the agent, followed to their targets (cycles are errors)."""
+    rules = [*project.aliases, *grant.agent.aliases]
+    table = {str(r.pattern): r for r in rules}
+    for alias, rule in table.items():
+        chain = [alias]
+        target = str(rule.target)
+        while target in table:
+            if target in chain:
+                cycle = " -> ".join([*chain, target])
+                grant.errors.append(Problem(rule.file, rule.line,
+                                            f"alias cycle {cycle}; point an alias at a tool"))
+                break
+            chain.append(target)
+            target = str(table[target].target)
+        else:
+            grant.aliases[alias] = target
+
+
+def _name_status(grant: Grant, name: str) -> tuple[str | None, str]:
+    """(canonical, status) with status found | ambiguous | pending | unknown."""
+    target = name
+    seen = 0
+    while target in grant.aliases and seen < 64:
+        target = grant.aliases[target]
+        seen += 1
+    index = grant.pool.index
+    found = index.lookup(target)
+    if found is not None:
+        return found, "found"
+    if target in index.ambiguous:
+        return None, "ambiguous"
+    pending = grant.pool.pending_servers
+    if pending:
+        for server in pending:
+            if target.startswith((f"@{server}/", f"mcp__{server}__")):
+                return None, "pending"
+        if not target.startswith(("@", "mcp__")):
+            return None, "pending"  # may be a bare name of a server not discovered yet
+    return None, "unknown"
+
+
+def _ambiguous(grant: Grant, rule: Rule, name: str) -> None:
+    target = grant.aliases.get(name, name)
+    candidates = ", ".join(grant.pool.index.ambiguous.get(target, []))
+    grant.errors.append(Problem(rule.file, rule.line,
+                                f"{rule.kind} rule names {name!r}, which is ambiguous: it is a "
+                                f"tool of several servers ({candidates}); write one of those "
+                                "names instead"))
+
+
+def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
+    """Canonical tools a rule reaches (globs over every spelling; exact names via aliases)."""
+    pattern = str(rule.pattern)
+    if rule.is_glob:
+        hits = grant.pool.index.glob(pattern)
+        if not hits and report_unknown and not grant.pool.pending_servers:
+            grant.warnings.append(Problem(rule.file, rule.line,
+                                          f"{rule.kind} pattern {pattern!r} matches no tool"))
+        return hits
+    canonical, status = _name_status(grant, pattern)
+    if status == "found" and canonical is not None:
+        return frozenset((canonical,))
+    if status == "ambiguous":
+        _ambiguous(grant, rule, pattern)
+    return frozenset()
+
+
+# -- step 3: explicit deny ----------------------------------------------------------------------
+
+def _step_deny(grant: Grant, project: ProjectRules) -> None:
+    """Project denies, every ancestor's denies and the agent's own; deny always wins."""
+    ancestors = grant.lineage.ancestors if grant.lineage else ()
+    rules = [*project.deny, *(r for a in ancestors for r in a.deny), *grant.agent.deny]
+    for rule in rules:
+        for tool in _match(grant, rule, report_unknown=True):
+            grant.denied.setdefault(tool, rule)
+
+
+# -- step 4: allow ------------------------------------------------------------------------------
+
+def _step_range(grant: Grant) -> None:
+    """work-agent's ``use`` list: the allow rules range over it only."""
+    agent = grant.agent
+    if agent.use is None and not agent.use_servers:
+        return
+    tools: set[str] = set()
+    for rule in agent.use or ():
+        hits = _match(grant, rule, report_unknown=False)
+        if not hits and not rule.is_glob:
+            _unknown(grant, rule)
+        tools |= hits
+    for server in agent.use_servers:
+        tools |= {t.name for t in grant.pool.values() if t.server == server}
+    grant.in_range = frozenset(tools)
+
+
+def _unknown(grant: Grant, rule: Rule) -> None:
+    """An exact name that no pool tool has, handled as the preset says."""
+    name = str(rule.pattern)
+    _canonical, status = _name_status(grant, name)
+    if status != "unknown":
+        return
+    preset, agent = grant.preset, grant.agent
+    mode = preset.unknown_name
+    if mode == "error-list":
+        available = ", ".join(sorted(grant.pool)) or "(none)"
+        grant.errors.append(Problem(rule.file, rule.line,
+                                    f"Tool {name!r} not found in registry for agent "
+                                    f"{agent.name!r}. Available tools: {available}"))
+    elif mode == "error":
+        grant.errors.append(Problem(rule.file, rule.line,
+                                    f"agent {agent.name!r} names tool {name!r}, which is not in "
+                                    "the tool pool; declare it in a registry or fix the name"))
+    else:
+        action = {"warn-skip": "skipped", "warn-unavailable": "marked unavailable",
+                  "warn": "ignored"}[mode]
+        grant.warnings.append(Problem(rule.file, rule.line,
+                                      f"agent {agent.name!r} names tool {name!r}, which is not "
+                                      f"in the tool pool; {action}", "warning"))
+        if mode == "warn-unavailable":
+            grant.unavailable.append(name)
+
+
+def _step_allow(grant: Grant) -> None:
+    """The agent's allow rules (exact, glob, ``"*"``), or the preset's default for none."""
+    agent, preset = grant.agent, grant.preset
+    scope = grant.in_range if grant.in_range is not None else frozenset(grant.pool)
+    if agent.allow is None or not agent.allow:
+        written = "omitted" if agent.allow is None else "empty"
+        if agent.allow is None:
+            mode = preset.omitted_root if grant.depth == 0 else preset.omitted_child
+        else:
+            mode = preset.empty_list
+        if mode == "error":
+            grant.errors.append(Problem(agent.file, agent.allow_line or agent.line,
+                                        f"agent {agent.name!r} has an empty tools list, which "
+                                        f"the {preset.name} preset rejects; omit the field to "
+                                        "give it every tool, or list its tools"))
+            return
+        if mode == "inherit":
+            mode = "all"  # the parent ceiling (step 5) does the narrowing; all at a root
+        if mode in ("all", "all-of-use"):
+            what = "its use list" if grant.in_range is not None else "the pool"
+            grant.allow_note = (f"allow list {written}: the {preset.name} preset gives every "
+                                f"tool of {what}" + (" (inherited from the parent)"
+                                                     if grant.depth else ""))
+            grant.allowed = dict.fromkeys(scope, NO_RULE)
+        else:
+            grant.allow_note = f"allow list {written}: the {preset.name} preset gives no tools"
+        return
+    ordered = sorted(agent.allow, key=lambda r: (r.pattern == "*", bool(r.is_glob)))
+    for rule in ordered:
+        hits = _match(grant, rule, report_unknown=True)
+        if not rule.is_glob and not hits:
+            _unknown(grant, rule)
+        outside = hits - scope
+        if outside and not rule.is_glob:
+            grant.warnings.append(Problem(rule.file, rule.line,
+                                          f"agent {agent.name!r} allows {rule.pattern!r}, which "
+                                          "is not in its use list; it stays blocked", "warning"))
+        for tool in hits & scope:
+            grant.allowed.setdefault(tool, rule)
+            if not rule.is_glob:
+                grant.exact_allowed.setdefault(tool, rule)
+    grant.allow_note = "allowed by the agent's allow rules"
+
+
+# -- step 5: parent ceiling ---------------------------------------------------------------------
+
+def _step_ceiling(grant: Grant) -> None:
+    """A child never holds a tool its parent does not hold now."""
+    if grant.lineage is None:
+        return
+    ceiling = grant.lineage.ceiling
+    for tool in set(grant.allowed) - set(grant.denied) - ceiling:
+        rule = grant.exact_allowed.get(tool)
+        grant.outside_ceiling[tool] = rule
+        if rule is None:
+            continue
+        message = (f"child {grant.agent.name!r} names {rule.pattern!r}, which its parent "
+                   f"{grant.lineage.id!r} does not hold")
+        if grant.preset.child_extra == "error":
+            grant.spawn_errors.append(Problem(rule.file, rule.line,
+                                              message + "; remove it or give it to the parent"))
+        else:
+            grant.warnings.append(Problem(rule.file, rule.line, message + "; dropped",
+                                          "warning"))
+
+
+# -- step 6: coordination tools -----------------------------------------------------------------
+
+def _step_depth_limit(grant: Grant) -> None:
+    """An agent may lower ``max_depth`` for its subtree, never raise it."""
+    own = grant.agent.max_depth
+    if own is None:
+        return
+    if grant.max_depth is None or own <= grant.max_depth:
+        grant.max_depth = own
+    else:
+        grant.warnings.append(Problem(grant.agent.file, grant.agent.line,
+                                      f"agent {grant.agent.name!r} sets max_depth {own}, above "
+                                      f"the project's {grant.max_depth}; an agent may only "
+                                      "lower it, so it stays "
+                                      f"{grant.max_depth}", "warning"))
+
+
+def _step_coordination(grant: Grant) -> None:
+    """Below the root, coordination tools need an exact opt-in and depth < max_depth."""
+    preset = grant.preset
+    if grant.depth == 0 or not preset.strip_coordination:
+        return
+    for name in preset.coordination_tools:
+        tool = grant.pool.index.lookup(name)
+        if tool is None or tool not in grant.allowed or tool in grant.denied:
+            continue
+        rule = grant.exact_allowed.get(tool)
+        if rule is None:
+            grant.stripped[tool] = (f"{name} is a coordination tool: a sub-agent keeps it only "
+                                    "by listing it by exact name")
+        elif grant.max_depth is not None and grant.depth >= grant.max_depth:
+            grant.stripped[tool] = (f"{name} removed at depth {grant.depth}: max_depth "
+                                    f"{grant.max_depth} reached")
+            grant.warnings.append(Problem(rule.file, rule.line,
+                                          f"max depth reached: {grant.agent.name!r} at depth "
+                                          f"{grant.depth} loses {name} (max_depth "
+                                          f"{grant.max_depth})", "warning"))
+
+
+# -- step 9: approval ---------------------------------------------------------------------------
+
+def _step_approval(grant: Grant, project: ProjectRules) -> None:
+    """Tools that need approval: ask rules, and work-agent's ``autoApprove`` inverse."""
+    ancestors = grant.lineage.ancestors if grant.lineage else ()
+    for rule in [*project.ask, *(r for a in ancestors for r in a.ask), *grant.agent.ask]:
+        for tool in _match(grant, rule, report_unknown=True):
+            grant.ask.setdefault(tool, rule)
+    auto = grant.agent.auto_approve
+    if auto is None:
+        return
+    approved: set[str] = set()
+    for rule in auto:
+        approved |= _match(grant, rule, report_unknown=False)
+    marker = Rule(kind="auto-approve", pattern=None, agent=grant.agent.name,
+                  file=auto[0].file if auto else grant.agent.file,
+                  line=auto[0].line if auto else grant.agent.line)
+    for tool in grant.allowed:
+        if tool not in approved:
+            grant.ask.setdefault(tool, marker)
+
+
+# -- steps 7 and 8: the request -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Resolution:
+    """An agent's tool set for one request: ``allowed`` includes tools that need approval."""
+
+    agent: str
+    preset: str
+    groups: tuple[str, ...]
+    state: str
+    depth: int
+    allowed: frozenset[str]
+    ask: frozenset[str]
+    filtered_by_group: tuple[str, ...]
+    filtered_by_state: tuple[str, ...]
+    reasons: Mapping[str, str]
+    stripped: Mapping[str, str]
+    unavailable: tuple[str, ...]
+    warnings: tuple[Problem, ...]
+    grant: Grant
+
+    def reason(self, tool: str) -> str:
+        """The step that decided ``tool`` (``allow`` or ``approval`` when allowed)."""
+        return self.reasons.get(tool, "pool")
+
+    def __contains__(self, tool: object) -> bool:
+        return tool in self.allowed
+
+    def __iter__(self) -> Any:
+        return iter(sorted(self.allowed))
+
+    def __len__(self) -> int:
+        return len(self.allowed)
+
+    def _rows(self) -> list[tuple[str, str, str]]:
+        rows = []
+        for tool in sorted(self.reasons):
+            step = self.reasons[tool]
+            effect = ("allow" if step == "allow" else "ask" if step == "approval"
+                      else "explicit-deny" if step == "deny" else "implicit-deny")
+            rows.append((tool, effect, step))
+        return rows
+
+    def __str__(self) -> str:
+        head = (f"{self.agent} [{self.preset}] groups={groups_label(self.groups)} "
+                f"state={self.state} depth={self.depth}: {len(self.allowed)} tool(s)")
+        return head + "".join(f"\n  {t}" + (" (ask)" if t in self.ask else "")
+                              for t in sorted(self.allowed))
+
+    def __repr__(self) -> str:
+        return f"<Resolution {self.agent} allowed={sorted(self.allowed)}>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from .render import resolution_html
+
+        return {"text/plain": str(self), "text/html": resolution_html(self)}
+
+
+def resolve_request(grant: Grant, groups: tuple[str, ...], state: str | None,
+                    warnings: Iterable[Problem] = ()) -> Resolution:
+    """Apply the request's groups (step 7) and state (step 8) to a grant."""
+    state = state or DEFAULT_STATE
+    pool = grant.pool
+    reasons: dict[str, str] = {}
+    allowed: set[str] = set()
+    by_group: list[str] = []
+    by_state: list[str] = []
+    tools = grant.tools
+    for name in pool:
+        if name in grant.denied:
+            reasons[name] = "deny"
+        elif name not in grant.allowed:
+            reasons[name] = "allow"
+        elif name in grant.outside_ceiling:
+            reasons[name] = "ceiling"
+        elif name in grant.stripped:
+            reasons[name] = "coordination"
+        if name not in tools:
+            continue
+        tool = pool[name]
+        if not group_ok(tool, groups):
+            reasons[name] = "group"
+            by_group.append(name)
+        elif not state_ok(tool, state):
+            reasons[name] = "state"
+            by_state.append(name)
+        else:
+            allowed.add(name)
+            reasons[name] = "approval" if name in grant.ask else "allow"
+    return Resolution(
+        agent=grant.agent.name, preset=grant.preset.name, groups=groups, state=state,
+        depth=grant.depth, allowed=frozenset(allowed),
+        ask=frozenset(t for t in allowed if t in grant.ask),
+        filtered_by_group=tuple(sorted(by_group)), filtered_by_state=tuple(sorted(by_state)),
+        reasons=reasons, stripped=dict(grant.stripped), unavailable=tuple(grant.unavailable),
+        warnings=(*grant.warnings, *warnings), grant=grant,
+    )

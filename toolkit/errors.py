@@ -1,0 +1,97 @@
+"""The exceptions a user of toolkit can catch.
+
+Every error says what is wrong, where (``file:line`` when a file is to blame)
+and what to do about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "AccessDeniedError",
+    "DefinitionError",
+    "Problem",
+    "SpawnError",
+    "ToolNotFoundError",
+    "ToolkitError",
+    "UnknownAgentError",
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the definitions, located in a file.
+
+    >>> str(Problem("agents/a.md", 3, "unknown key 'tolls'; did you mean 'tools'?"))
+    "agents/a.md:3: unknown key 'tolls'; did you mean 'tools'?"
+    """
+
+    file: str | None
+    line: int | None
+    message: str
+    severity: str = "error"  # "error" or "warning"
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+class ToolkitError(Exception):
+    """Base class of every error toolkit raises on purpose."""
+
+
+class DefinitionError(ToolkitError, ValueError):
+    """Agent definitions, tool registries or server configs are malformed.
+
+    ``problems`` lists every problem found (each with file and line);
+    ``file`` and ``line`` are those of the first one.
+    """
+
+    def __init__(self, problems: list[Problem] | Problem | str, *, file: str | Path | None = None,
+                 line: int | None = None) -> None:
+        if isinstance(problems, str):
+            problems = [Problem(str(file) if file is not None else None, line, problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        first = self.problems[0] if self.problems else Problem(None, None, "invalid definition")
+        self.file = first.file
+        self.line = first.line
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class UnknownAgentError(ToolkitError, KeyError):
+    """An agent name that the project does not define."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = sorted(known)
+        listing = ", ".join(self.known) or "(none)"
+        super().__init__(f"unknown agent {name!r}; known agents: {listing}")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+class ToolNotFoundError(ToolkitError, LookupError):
+    """A call to a tool outside the session's resolved set.
+
+    It reads exactly like a call to a tool that does not exist, so an agent
+    learns nothing about tools it may not use.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"tool not found: {name}")
+
+
+class AccessDeniedError(ToolkitError, PermissionError):
+    """A request or spawn asked for groups beyond what its user or parent holds."""
+
+
+class SpawnError(ToolkitError):
+    """A child agent cannot be spawned as defined (e.g. it names a tool its parent lacks)."""

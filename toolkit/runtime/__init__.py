@@ -1,0 +1,1 @@
+"""Runtime: projects, sessions (and, later, MCP connections, built-ins, audit)."""
