@@ -324,7 +324,7 @@ class Policy:
     # -- validation ---------------------------------------------------------------------------
 
     def _validate(self) -> None:
-        errors: list[Problem] = []
+        errors = [p for p in self.definitions.problems if p.severity == "error"]
         for name in self.definitions.agents:
             try:
                 self.grant(name)

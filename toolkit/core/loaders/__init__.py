@@ -24,7 +24,12 @@ _MCP_NAMES = {".mcp.json", "mcp.json", "claude_desktop_config.json"}
 
 
 def load_definitions(path: str | os.PathLike[str]) -> Definitions:
-    """Read a project folder (or one file) into ``Definitions``; raise all errors together."""
+    """Read a project folder (or one file) into ``Definitions``.
+
+    A single file's first error is raised at once; in a folder every file is
+    read and its errors recorded in ``defs.problems`` (``Policy`` raises them
+    together with the rule errors it finds).
+    """
     root = Path(path)
     if not root.exists():
         raise DefinitionError(f"no such file or folder: {root}; pass a project folder or a "
@@ -48,7 +53,6 @@ def load_definitions(path: str | os.PathLike[str]) -> Definitions:
             _load_file(f, _display(f, root), defs, single=False)
         except DefinitionError as exc:
             defs.problems.extend(exc.problems)
-    defs.raise_errors()
     return defs
 
 

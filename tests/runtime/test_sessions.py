@@ -1,0 +1,102 @@
+"""Sessions without I/O: ids, depth, spawn inheritance, users, snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import toolkit as tk
+
+
+@pytest.fixture
+def mux(examples: Path) -> tk.Project:
+    return tk.load(examples / "mux")
+
+
+@pytest.fixture
+def trustgraph(examples: Path) -> tk.Project:
+    return tk.load(examples / "trustgraph")
+
+
+def test_root_session_id_is_agent_name_and_children_are_hierarchical(mux: tk.Project) -> None:
+    root = mux.start("orchestrator")
+    assert (root.id, root.depth) == ("orchestrator", 0)
+    coder = root.spawn("coder")
+    tester = coder.spawn("tester")
+    assert (coder.id, coder.depth) == ("orchestrator.coder", 1)
+    assert (tester.id, tester.depth) == ("orchestrator.coder.tester", 2)
+
+
+def test_second_same_named_child_gets_suffix(mux: tk.Project) -> None:
+    root = mux.start("orchestrator")
+    ids = [root.spawn("researcher").id for _ in range(3)]
+    assert ids == ["orchestrator.researcher", "orchestrator.researcher.2",
+                   "orchestrator.researcher.3"]
+
+
+def test_child_inherits_request_and_may_narrow_groups(trustgraph: tk.Project) -> None:
+    root = trustgraph.start("react-agent", groups=["read-only", "knowledge"])
+    child = root.spawn("react-agent")
+    assert child.groups == ("read-only", "knowledge") and child.state == "undefined"
+    narrow = root.spawn("react-agent", groups=["read-only"])
+    assert narrow.allowed == {"knowledge-query", "text-completion"} & root.allowed
+    assert narrow.groups == ("read-only",)
+
+
+def test_child_may_not_widen_groups(trustgraph: tk.Project) -> None:
+    root = trustgraph.start("react-agent", groups=["read-only"])
+    with pytest.raises(tk.AccessDeniedError, match="beyond its parent"):
+        root.spawn("react-agent", groups=["read-only", "admin"])
+    assert root.children == []
+
+
+def test_user_groups_gate_the_request(trustgraph: tk.Project) -> None:
+    with pytest.raises(tk.AccessDeniedError, match="'user-a' may not request groups"):
+        trustgraph.start("react-agent", groups=["write"], user="user-a")
+    session = trustgraph.start("react-agent", groups=["read-only"],
+                               user=tk.User("user-a", groups=["read-only"]))
+    assert session.user is not None and session.user.name == "user-a"
+    with pytest.raises(tk.AccessDeniedError, match="unknown user"):
+        trustgraph.start("react-agent", user="mallory")
+
+
+def test_resolve_with_parent_session_applies_ceiling(mux: tk.Project) -> None:
+    root = mux.start("orchestrator")
+    coder = root.spawn("coder")
+    assert mux.resolve("tester", parent=coder).allowed == {"read_file", "write_file", "bash"}
+    decision = mux.explain("tester", "task", parent=coder)
+    assert decision.reason == "ceiling" and not decision.allowed
+
+
+def test_session_pool_snapshot_is_fixed(mux: tk.Project) -> None:
+    session = mux.start("code-agent")
+    before = session.allowed
+    mux.set_server_tools("gh", [tk.Tool(name="@gh/github_create_issue", server="gh",
+                                        remote_name="github_create_issue", source="mcp:gh")])
+    assert session.allowed == before
+    assert "@gh/github_create_issue" not in session.pool
+    assert "@gh/github_create_issue" in mux.tools
+
+
+def test_transition_changes_allowed_set(trustgraph: tk.Project) -> None:
+    session = trustgraph.start("react-agent", groups=["*"])
+    assert "graph-update" not in session.allowed
+    session.transition("analysis", "knowledge-query")
+    assert session.state == "analysis"
+    assert "graph-update" in session.allowed
+    assert session.history[-1] == {"event": "transition", "tool": "knowledge-query",
+                                   "from": "undefined", "to": "analysis"}
+
+
+def test_close_ends_children_and_switch_replaces_active(mux: tk.Project) -> None:
+    root = mux.start("orchestrator")
+    child = root.spawn("coder")
+    assert mux.active is root
+    new = mux.switch("researcher")
+    assert root.closed and child.closed and mux.active is new
+    with pytest.raises(tk.ToolkitError, match="closed"):
+        root.spawn("coder")
+    with mux:
+        pass
+    assert new.closed
