@@ -72,11 +72,12 @@ def test_resolve_with_parent_session_applies_ceiling(mux: tk.Project) -> None:
 def test_session_pool_snapshot_is_fixed(mux: tk.Project) -> None:
     session = mux.start("code-agent")
     before = session.allowed
-    mux.set_server_tools("gh", [tk.Tool(name="@gh/github_create_issue", server="gh",
-                                        remote_name="github_create_issue", source="mcp:gh")])
+    mux.set_server_tools("gh", [tk.Tool(name="@gh/search_code", server="gh",
+                                        remote_name="search_code", source="mcp:gh")])
     assert session.allowed == before
-    assert "@gh/github_create_issue" not in session.pool
-    assert "@gh/github_create_issue" in mux.tools
+    assert "@gh/search_code" not in session.pool
+    assert "@gh/search_code" in mux.tools
+    assert "@gh/search_code" in mux.start("orchestrator").pool
 
 
 def test_transition_changes_allowed_set(trustgraph: tk.Project) -> None:
@@ -100,3 +101,15 @@ def test_close_ends_children_and_switch_replaces_active(mux: tk.Project) -> None
     with mux:
         pass
     assert new.closed
+
+
+def test_registry_tool_binds_to_server_tool_of_its_name(mux: tk.Project) -> None:
+    mux.set_server_tools("gh", [tk.Tool(name="@gh/github_create_issue", server="gh",
+                                        remote_name="github_create_issue", source="mcp:gh",
+                                        description="Open an issue (server)")])
+    tool = mux.tools["github_create_issue"]
+    assert tool.binding == "@gh/github_create_issue"
+    assert "@gh/github_create_issue" not in mux.tools  # one tool, not two
+    assert tool.description == "Open a GitHub issue"  # the registry's words win
+    assert mux.explain("code-agent", "mcp__gh__github_create_issue").canonical == \
+        "github_create_issue"

@@ -118,6 +118,7 @@ class Tool(_Frozen):
     type: str | None = None  # TrustGraph ``type``
     mcp_tool_id: str | None = None
     builtin_policy: BuiltinPolicy | None = None
+    binding: str | None = None  # ``@server/tool`` that executes this registry tool
     file: str | None = None
     line: int | None = None
     group_line: int | None = None
@@ -126,6 +127,9 @@ class Tool(_Frozen):
     @property
     def names(self) -> tuple[str, ...]:
         """Every spelling that reaches this tool: canonical, ``mcp__s__t`` and bare."""
+        if self.binding is not None:
+            server, _, remote = self.binding[1:].partition("/")
+            return (self.name, self.binding, f"mcp__{server}__{remote}")
         if self.server is None:
             return (self.name,)
         bare = self.remote_name or self.name

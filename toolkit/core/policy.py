@@ -52,6 +52,43 @@ def apply_group_map(tools: Mapping[str, Tool], defs: Definitions, pending: Itera
     return out, problems
 
 
+def bind_registry_tools(declared: Mapping[str, Tool], discovered: Mapping[str, Tool]
+                        ) -> dict[str, Tool]:
+    """Registry tools executed by a discovered MCP tool, merged with it.
+
+    A registry entry binds to the server tool its ``mcp_tool_id`` names
+    (``@server/tool``, ``server/tool``, ``mcp__server__tool`` or a unique bare
+    name), else to the one server tool of its own name. The registry entry is
+    the tool (its groups and states govern it); the server supplies what the
+    entry leaves out (description, schema, annotations) and executes it.
+    """
+    if not discovered:
+        return {}
+    index = ToolPool(discovered.values()).index
+    out: dict[str, Tool] = {}
+    for name, tool in declared.items():
+        if tool.source != "registry":
+            continue
+        target = None
+        if tool.mcp_tool_id:
+            ref = tool.mcp_tool_id
+            if "/" in ref and not ref.startswith("@"):
+                ref = "@" + ref
+            target = index.lookup(ref)
+        if target is None:
+            target = index.lookup(name)
+        if target is None or target not in discovered:
+            continue
+        remote = discovered[target]
+        out[name] = tool.model_copy(update={
+            "binding": remote.name,
+            "description": tool.description or remote.description,
+            "input_schema": tool.input_schema or remote.input_schema,
+            "annotations": {**remote.annotations, **tool.annotations},
+        })
+    return out
+
+
 class Policy:
     """Definitions + pool + preset: resolve, explain and tabulate tool access."""
 
@@ -145,9 +182,11 @@ class Policy:
 
     def _build_pool(self) -> ToolPool:
         tools: dict[str, Tool] = dict(self._declared)
-        for server_tools in self._discovered.values():
-            for t in server_tools:
-                tools[t.name] = t
+        discovered = {t.name: t for ts in self._discovered.values() for t in ts}
+        for name, bound in bind_registry_tools(self._declared, discovered).items():
+            tools[name] = bound
+            discovered.pop(str(bound.binding), None)
+        tools.update(discovered)
         pending = set(self._servers) - set(self._discovered)
         tools, problems = apply_group_map(tools, self.definitions, pending)
         self._problems.extend(problems)
@@ -156,10 +195,15 @@ class Policy:
 
     def set_server_tools(self, server: str, tools: Iterable[Tool] | None) -> None:
         """Replace a server's discovered tools (``None``: not available) and rebuild the pool."""
-        if tools is None:
-            self._discovered.pop(server, None)
-        else:
-            self._discovered[server] = list(tools)
+        self.set_many_server_tools({server: tools})
+
+    def set_many_server_tools(self, servers: Mapping[str, Iterable[Tool] | None]) -> None:
+        """:meth:`set_server_tools` for several servers, rebuilding the pool once."""
+        for server, tools in servers.items():
+            if tools is None:
+                self._discovered.pop(server, None)
+            else:
+                self._discovered[server] = list(tools)
         self.pool = self._build_pool()
         self._grants.clear()
 

@@ -1,23 +1,36 @@
-"""``Project``: a loaded policy plus the sessions running under it.
+"""``Project``: a loaded policy plus the sessions, servers, audit and metrics under it.
 
 ``tk.load`` returns one. The pure questions (``resolve``, ``explain``,
 ``matrix``) come from :class:`toolkit.core.policy.Policy`; this class adds
-sessions (``start``, ``switch``, ``close``).
+the runtime: sessions that call tools, MCP connections, audit and metrics.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..core.loaders import load_definitions
-from ..core.models import Request, User, normalize_groups
+from ..core.models import Request, Tool, User, normalize_groups
 from ..core.policy import Policy
 from ..core.presets import Preset
 from ..errors import AccessDeniedError
-from .session import Session, check_user
+from .audit import AuditLog
+from .builtins import CallResult, run_builtin
+from .metrics import Metrics
+from .session import Approval, Session, check_user
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .servers import ServerManager
 
 __all__ = ["Project", "load"]
+
+SWITCH_TIMEOUT = 5.0
 
 
 class Project(Policy):
@@ -27,6 +40,24 @@ class Project(Policy):
         super().__init__(defs, preset)
         self.sessions: dict[str, Session] = {}
         self.active: Session | None = None
+        self.audit = AuditLog()
+        self.metrics = Metrics()
+        #: Asked before an ``ask`` tool runs when the session has no callback of its own.
+        self.approval: Approval | None = None
+        self._inflight = 0
+        self._inflight_lock = threading.Condition()
+        self._servers_manager: ServerManager | None = None
+        for warning in defs.problems if hasattr(defs, "problems") else ():
+            if warning.severity == "warning":
+                self.audit.record("warning", reason=str(warning))
+
+    @property
+    def base_dir(self) -> Path:
+        """The project folder (relative paths in policies and configs start here)."""
+        root = Path(self.root)
+        return root if root.is_dir() else root.parent
+
+    # -- sessions -----------------------------------------------------------------------------
 
     def user(self, name: str) -> User:
         """The manifest's user ``name`` with its permitted groups."""
@@ -38,13 +69,19 @@ class Project(Policy):
     def start(self, agent: str, groups: Any = None, state: str | None = None,
               user: User | str | None = None) -> Session:
         """Start a root session of ``agent`` for a request; its id is the agent's name."""
-        if isinstance(user, str):
-            user = self.user(user)
         group_set = normalize_groups(groups)
+        for g in group_set:
+            self.metrics.inc("agent_tool_group_requests_total", group=g)
+        if isinstance(user, str):
+            try:
+                user = self.user(user)
+            except AccessDeniedError as exc:
+                self._refuse(None, str(exc), agent=agent, groups=group_set)
+                raise  # _refuse raises; this keeps type checkers informed
         try:
             check_user(user, group_set)
         except AccessDeniedError as exc:
-            self._refuse(None, str(exc), escalation=True, error=exc)
+            self._refuse(None, str(exc), agent=agent, groups=group_set, escalation=True)
         request = Request(groups=group_set, state=state or "undefined", user=user)
         grant = self.grant(agent)
         session_id = agent
@@ -58,18 +95,53 @@ class Project(Policy):
         return session
 
     def switch(self, agent: str, groups: Any = None, state: str | None = None,
-               user: User | str | None = None) -> Session:
-        """Close the active session (and its children) and start ``agent``."""
-        if self.active is not None:
-            self.active.close()
+               user: User | str | None = None, timeout: float = SWITCH_TIMEOUT) -> Session:
+        """Agent switch: wait for in-flight calls (up to ``timeout`` s), tear down, start ``agent``.
+
+        Under connection scope ``agent`` the previous agent's MCP connections
+        are closed (stdio processes terminated, then killed) and reopened for
+        the new one; a timeout is logged to the audit trail and teardown is forced.
+        """
+        previous = self.active
+        if previous is not None:
+            if not self.wait_idle(timeout):
+                self.audit.record("teardown", agent_id=previous.id, outcome="timeout",
+                                  reason=f"in-flight calls still running after {timeout:g} s; "
+                                         "forcing teardown")
+            previous.close()
+        if self.connection_scope == "agent" and self._servers_manager is not None:
+            self._servers_manager.close_all()  # processes terminated, registrations cleared
+            self.connect()
         return self.start(agent, groups, state, user)
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call is in flight; False if ``timeout`` passed first."""
+        deadline = time.monotonic() + timeout
+        with self._inflight_lock:
+            while self._inflight > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._inflight_lock.wait(remaining)
+        return True
+
+    @property
+    def connection_scope(self) -> str:
+        """``shared`` (one set of connections, agents filter) or ``agent`` (torn down on switch)."""
+        scope = self.definitions.settings.get("connection_scope")
+        if scope:
+            return str(scope)
+        return "agent" if self.preset.name == "work-agent" else "shared"
+
     def close(self) -> None:
-        """End every session of the project."""
+        """End every session and connection of the project."""
         for session in list(self.sessions.values()):
             if session.parent is None:
                 session.close()
         self.active = None
+        if self._servers_manager is not None:
+            self._servers_manager.shutdown()
+        self.audit.close()
 
     def __enter__(self) -> Project:
         return self
@@ -81,18 +153,123 @@ class Project(Policy):
         return (f"<Project {self.root!r} preset={self.preset.name} agents={len(self.agents)} "
                 f"tools={len(self.tools)} servers={len(self.server_configs)}>")
 
+    # -- MCP servers --------------------------------------------------------------------------
+
+    @property
+    def server_manager(self) -> ServerManager:
+        """The project's MCP connections (created on first use)."""
+        if self._servers_manager is None:
+            from .servers import ServerManager
+
+            self._servers_manager = ServerManager(self)
+        return self._servers_manager
+
+    def connect(self, names: list[str] | None = None, timeout: float | None = None
+                ) -> pd.DataFrame:
+        """Connect configured servers concurrently; failures are marked, the rest carry on."""
+        self.server_manager.connect(names, timeout)
+        return self.servers
+
+    async def aconnect(self, names: list[str] | None = None, timeout: float | None = None
+                       ) -> pd.DataFrame:
+        """``await proj.aconnect()``: :meth:`connect` for async code and notebook cells."""
+        await self.server_manager.aconnect(names, timeout)
+        return self.servers
+
+    def server_log(self, name: str) -> str:
+        """What server ``name`` wrote to its stderr (stdio servers)."""
+        return self.server_manager.log(name)
+
+    def ping(self, name: str) -> str:
+        """Ping server ``name`` now; returns its health colour (green, yellow, red)."""
+        return self.server_manager.ping(name)
+
+    @property
+    def servers(self) -> pd.DataFrame:
+        """Status of every configured server: transport, state, tools, last error, health."""
+        return self.server_manager.status()
+
+    # -- execution, used by sessions ----------------------------------------------------------
+
+    async def _execute(self, session: Session, tool: Tool, args: dict[str, Any]) -> CallResult:
+        server_tool = tool.binding or (tool.name if tool.server else None)
+        if server_tool is not None:
+            server, _, remote = server_tool[1:].partition("/")
+            return await self.server_manager.call(server, tool.remote_name or remote, args)
+        if tool.source in ("builtin", "native") or tool.builtin_policy is not None:
+            import anyio
+
+            return await anyio.to_thread.run_sync(run_builtin, tool, args, self.base_dir)
+        pending = [s for s in self.server_configs if s not in self._discovered]
+        hint = (f"; servers not connected yet: {', '.join(pending)} (proj.connect())"
+                if pending else "")
+        return CallResult.of_text(f"{tool.name} is a registry entry with no implementation "
+                                  f"here: no MCP server tool of that name{hint}",
+                                  {"executable": False}, True)
+
     # -- bookkeeping, used by sessions --------------------------------------------------------
 
     def _opened(self, session: Session) -> None:
         self.sessions[session.id] = session
+        r = session.resolution
+        for warning in self.request_warnings(session.groups, session.state):
+            self.audit.record("warning", request_id=session.request_id, agent_id=session.id,
+                              reason=warning.message)
+            if "invalid state" in warning.message:
+                self.metrics.inc("agent_invalid_state_transition_total", state=session.state)
+        self.audit.record(
+            "spawn" if session.parent is not None else "resolve",
+            request_id=session.request_id, agent_id=session.id,
+            requested_groups=list(session.groups), granted_groups=list(session.groups),
+            state=session.state, outcome="resolved", reason=f"preset {r.preset}",
+            depth=session.depth, parent_id=session.parent.id if session.parent else None,
+            user=session.user.name if session.user else None,
+            available_tools=sorted(r.allowed), filtered_by_group=list(r.filtered_by_group),
+            filtered_by_state=list(r.filtered_by_state), stripped=sorted(r.stripped))
+        self.metrics.observe("agent_filtered_tools_count", len(r.allowed))
+        for group in {g for t in r.allowed for g in session.pool[t].groups}:
+            count = sum(group in session.pool[t].groups for t in r.allowed)
+            self.metrics.set("agent_tool_group_availability", count, group=group)
+        self.metrics.set("agent_state_availability", len(r.allowed), state=session.state)
 
-    def _closed(self, session: Session) -> None:
+    def _closed(self, session: Session, in_state_s: float) -> None:
+        self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=session.state)
+        self.audit.record("teardown", request_id=session.request_id, agent_id=session.id,
+                          state=session.state, outcome="closed", reason="session closed")
         if self.active is session:
             self.active = None
 
-    def _refuse(self, session: Session | None, message: str, *, escalation: bool = False,
-                error: AccessDeniedError | None = None) -> None:
-        raise error or AccessDeniedError(message)
+    def _transitioned(self, session: Session, tool: str, old: str, new: str,
+                      in_state_s: float) -> None:
+        self.metrics.inc("agent_state_transitions_total", tool=tool)
+        self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=old)
+        if new not in self.states:
+            self.metrics.inc("agent_invalid_state_transition_total", state=new)
+        self.audit.record("transition", request_id=session.request_id, agent_id=session.id,
+                          tool=tool, state=new, outcome="transition", reason="tool state",
+                          **{"from": old, "to": new})
+
+    def _audit_call(self, session: Session, tool: str, canonical: str | None, outcome: str,
+                    reason: str, **extra: Any) -> None:
+        self.audit.record("call", request_id=session.request_id, agent_id=session.id,
+                          tool=canonical or tool, requested_tool=tool,
+                          requested_groups=list(session.groups),
+                          granted_groups=list(session.groups), state=session.state,
+                          outcome=outcome, reason=reason, **extra)
+
+    def _inflight_changed(self, session: Session, delta: int) -> None:
+        with self._inflight_lock:
+            self._inflight += delta
+            self._inflight_lock.notify_all()
+
+    def _refuse(self, session: Session | None, message: str, *, agent: str | None = None,
+                groups: tuple[str, ...] = (), escalation: bool = False) -> None:
+        self.metrics.inc("agent_group_access_denied_total")
+        if escalation:
+            self.metrics.inc("agent_privilege_escalation_attempts_total")
+        self.audit.record("access-denied", agent_id=session.id if session else agent,
+                          requested_groups=list(groups), outcome="refused", reason=message)
+        raise AccessDeniedError(message)
 
 
 def load(path: str | os.PathLike[str], preset: str | Preset | None = None) -> Project:

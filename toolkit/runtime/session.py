@@ -7,17 +7,24 @@ state: after a successful call the tool's ``state`` becomes the session's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.models import Request, User, groups_label, normalize_groups
 from ..core.resolve import Grant, Lineage, Resolution, resolve_request
-from ..errors import AccessDeniedError, ToolkitError
+from ..errors import AccessDeniedError, ToolkitError, ToolNotFoundError
+from .audit import new_request_id
+from .builtins import CallResult
+from .loop import background_loop
 
 if TYPE_CHECKING:
     from .project import Project
 
-__all__ = ["Session"]
+__all__ = ["Approval", "Session"]
+
+Approval = Callable[[str, dict[str, Any]], bool | Awaitable[bool]]
 
 
 class Session:
@@ -43,7 +50,11 @@ class Session:
         self._state = request.state
         self._resolution: Resolution | None = None
         self._child_names: dict[str, int] = {}
-        self.approval: Callable[[str, dict[str, Any]], bool] | None = None
+        self._state_since = time.monotonic()
+        self.request_id = new_request_id()
+        self.inflight = 0
+        #: Asked before an ``ask`` tool runs: ``approval(tool, args) -> bool`` (may be async).
+        self.approval: Approval | None = None
 
     # -- what the session may do now ----------------------------------------------------------
 
@@ -86,8 +97,84 @@ class Session:
         """Move to ``to`` after a successful call of ``tool`` (no-op when ``to`` is None)."""
         if to is None or to == self._state:
             return
+        now = time.monotonic()
+        self.project._transitioned(self, tool, self._state, to, now - self._state_since)
         self.history.append({"event": "transition", "tool": tool, "from": self._state, "to": to})
         self._state = to
+        self._state_since = now
+
+    # -- calling tools ------------------------------------------------------------------------
+
+    def call(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+        """Call ``tool`` (sync face of :meth:`acall`, run on the package's loop thread)."""
+        return background_loop().run(self._acall, tool, args)
+
+    async def acall(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+        """Call ``tool`` with ``args`` (``await`` it in a notebook cell or any asyncio code).
+
+        The call itself runs on the package's loop thread, where the MCP
+        sessions live; awaiting it from another loop hops there and back.
+        """
+        loop = background_loop()
+        if loop.in_loop_thread():
+            return await self._acall(tool, args)
+        import asyncio
+
+        return await asyncio.wrap_future(loop.submit(self._acall, tool, args))
+
+    async def _acall(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+        """Call ``tool`` with ``args`` if the session may, now.
+
+        A name outside the resolved set fails exactly like an unregistered tool
+        (``ToolNotFoundError: tool not found: <name>``) and never reaches a
+        server. An ``ask`` tool consults the approval callback first. After a
+        successful call the tool's ``state`` becomes the session's state.
+        """
+        self._check_open()
+        args = dict(args or {})
+        canonical = self.grant.canonical(tool)
+        if canonical is None or canonical not in self.allowed:
+            reason = self.resolution.reason(canonical) if canonical else "pool"
+            self.project._audit_call(self, tool, canonical, "blocked", reason)
+            raise ToolNotFoundError(tool)
+        if canonical in self.resolution.ask:
+            await self._approve(canonical, args)
+        definition = self.pool[canonical]
+        self.inflight += 1
+        self.project._inflight_changed(self, +1)
+        try:
+            result = await self.project._execute(self, definition, args)
+        except BaseException as exc:
+            self.project._audit_call(self, tool, canonical, "error", type(exc).__name__,
+                                     error=str(exc))
+            raise
+        finally:
+            self.inflight -= 1
+            self.project._inflight_changed(self, -1)
+        self.project._audit_call(self, tool, canonical, "error" if result.is_error else "allowed",
+                                 "tool reported an error" if result.is_error else "allow",
+                                 args=args)
+        self.history.append({"event": "call", "tool": canonical, "args": args,
+                             "is_error": result.is_error})
+        if not result.is_error:
+            self.transition(definition.state, canonical)
+        return result
+
+    async def _approve(self, tool: str, args: dict[str, Any]) -> None:
+        callback = self.approval or self.project.approval
+        if callback is None:
+            self.project._audit_call(self, tool, tool, "blocked", "approval",
+                                     error="no approval callback")
+            raise AccessDeniedError(f"calling {tool} needs approval and no approval callback is "
+                                    "set (session.approval or project.approval)")
+        answer = callback(tool, args)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        self.project.audit.record("approval", request_id=self.request_id, agent_id=self.id,
+                                  tool=tool, state=self._state,
+                                  outcome="approved" if answer else "denied", reason="approval")
+        if not answer:
+            raise AccessDeniedError(f"calling {tool} was not approved")
 
     # -- the spawn tree -----------------------------------------------------------------------
 
@@ -123,7 +210,7 @@ class Session:
         for child in self.children:
             child.close()
         self.closed = True
-        self.project._closed(self)
+        self.project._closed(self, time.monotonic() - self._state_since)
 
     def _check_open(self) -> None:
         if self.closed:

@@ -1,0 +1,79 @@
+"""The package's own event-loop thread.
+
+Every MCP session lives on this one loop, so sessions persist across notebook
+cells and behave the same from scripts, tests and a running Jupyter kernel.
+The sync API is a portal call into it (anyio ``start_blocking_portal``); the
+running loop of the caller is never patched.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+__all__ = ["BackgroundLoop", "background_loop"]
+
+T = TypeVar("T")
+
+
+class BackgroundLoop:
+    """A daemon thread running an asyncio loop, reached through an anyio portal."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cm: AbstractContextManager[BlockingPortal] | None = None
+        self._portal: BlockingPortal | None = None
+
+    @property
+    def portal(self) -> BlockingPortal:
+        """The portal, starting the thread on first use."""
+        with self._lock:
+            if self._portal is None:
+                self._cm = start_blocking_portal(backend="asyncio",
+                                                 name="toolkit-mcp-loop")
+                self._portal = self._cm.__enter__()
+            return self._portal
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop thread has been started and not stopped."""
+        return self._portal is not None
+
+    def in_loop_thread(self) -> bool:
+        """True when called from the loop thread itself (a sync call there would deadlock)."""
+        return self._portal is not None and threading.current_thread().name == "toolkit-mcp-loop"
+
+    def run(self, func: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``await func(*args)`` on the loop and wait for its result."""
+        if self.in_loop_thread():
+            raise RuntimeError("the sync toolkit API was called from its own loop thread; "
+                               "use the async API (await session.acall(...)) there")
+        return self.portal.call(func, *args)
+
+    def submit(self, func: Callable[..., Awaitable[T]], *args: Any) -> Future[T]:
+        """Schedule ``func(*args)`` on the loop; returns a concurrent future."""
+        return self.portal.start_task_soon(func, *args)
+
+    def stop(self) -> None:
+        """Stop the loop thread (used at interpreter exit)."""
+        with self._lock:
+            cm, self._cm, self._portal = self._cm, None, None
+        if cm is not None:
+            cm.__exit__(None, None, None)
+
+
+_LOOP = BackgroundLoop()
+
+
+def background_loop() -> BackgroundLoop:
+    """The package's single background loop."""
+    return _LOOP
+
+
+atexit.register(_LOOP.stop)

@@ -1,0 +1,486 @@
+"""MCP server connections: connect, discover, call, ping, tear down.
+
+Each server's transport and ``ClientSession`` are entered and exited by one
+task (its *holder*) on the package's loop thread; calls from other tasks use
+the open session. Connecting several servers is concurrent; one that fails or
+times out is marked unavailable with its error and the rest carry on.
+
+stdio servers are started through a small launcher that sets a parent-death
+signal (Linux ``PR_SET_PDEATHSIG``), so not even a SIGKILL of the host leaves
+them running; the ``mcp`` client terminates the whole process group on close.
+Each server's stderr goes to its own log file (``proj.server_log(name)``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from ..core.models import ServerConfig, Tool
+from ..errors import ToolkitError
+from .builtins import CallResult
+from .loop import background_loop
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .project import Project
+
+__all__ = ["ServerConnection", "ServerError", "ServerManager"]
+
+PAGE_CAP = 100
+PING_INTERVAL = 30.0
+SLOW_PING = 1.0
+CLOSE_TIMEOUT = 10.0
+
+#: Run before the server's own command: die with the host, even on SIGKILL (Linux).
+_LAUNCHER = """\
+import ctypes, os, signal, sys
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != int(os.environ.pop("TOOLKIT_HOST_PID", "0") or 0):
+        sys.exit("toolkit launcher: host process already gone")
+try:
+    os.execvp(sys.argv[1], sys.argv[1:])
+except OSError as exc:
+    sys.exit(f"cannot start MCP server {sys.argv[1]!r}: {exc.strerror}")
+"""
+
+
+class ServerError(ToolkitError):
+    """An MCP server failed: it is down, crashed mid-call, or answered with an error."""
+
+
+def tool_from_mcp(server: str, tool: types.Tool, derive_groups: bool) -> Tool:
+    """A discovered MCP tool as a pool ``Tool`` named ``@server/tool``."""
+    annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
+                   if tool.annotations is not None else {})
+    groups: tuple[str, ...] = ("default",)
+    if derive_groups:
+        derived = [g for hint, g in (("readOnlyHint", "read-only"),
+                                     ("destructiveHint", "destructive"))
+                   if annotations.get(hint)]
+        groups = ("default", *derived)
+    return Tool(name=f"@{server}/{tool.name}", server=server, remote_name=tool.name,
+                source=f"mcp:{server}", title=tool.title, description=tool.description or "",
+                input_schema=dict(tool.input_schema) if tool.input_schema else None,
+                annotations=annotations, groups=groups)
+
+
+def call_result(result: types.CallToolResult) -> CallResult:
+    """An MCP ``CallToolResult`` as toolkit's ``CallResult``."""
+    content = [c.model_dump(by_alias=True, exclude_none=True, mode="json")
+               for c in result.content]
+    return CallResult(content, result.structured_content, bool(result.is_error))
+
+
+class ServerConnection:
+    """One configured server: its holder task, session, tools and health."""
+
+    def __init__(self, config: ServerConfig, log_dir: Path, base_dir: Path,
+                 manager: ServerManager) -> None:
+        self.config = config
+        self.name = config.name
+        self.manager = manager
+        self.base_dir = base_dir
+        self.state = "configured"
+        self.error: str | None = None
+        self.tools: list[Tool] = []
+        self.session: ClientSession | None = None
+        self.health: str | None = None
+        self.latency_ms: float | None = None
+        self.missed_pings = 0
+        self.log_path = log_dir / f"{config.name}.log"
+        self.connected_at: float | None = None
+        self._stop = anyio.Event()
+        self._ready = anyio.Event()
+        self._done = anyio.Event()
+        self._list_changed = anyio.Event()
+
+    # -- the holder task ----------------------------------------------------------------------
+
+    async def run(self, timeout: float) -> None:
+        """Enter the transport and session, discover, serve until stopped, exit (one task)."""
+        self.state = "connecting"
+        # One scope around the whole life: its deadline is the startup timeout until the
+        # server is ready, then lifted (contexts are entered and exited inside it, in order).
+        startup = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+        try:
+            with startup:
+                await self._serve(startup)
+            if startup.cancelled_caught:
+                self._fail(f"no answer within the {timeout:g} s startup timeout")
+        except Exception as exc:  # any transport/protocol failure marks the server down
+            self._fail(_describe(exc))
+        finally:
+            self.session = None
+            if self.state in ("connected", "connecting"):
+                self.state = "closed" if self._stop.is_set() else "failed"
+                if self.state == "failed" and self.error is None:
+                    self.error = "connection ended"
+            if self.state == "failed":
+                self.health = "red"
+            self._ready.set()
+            self._done.set()
+            self.manager._ended(self)
+
+    async def _serve(self, startup: anyio.CancelScope) -> None:
+        """The connection's life: open, initialize, discover, serve until stopped."""
+        async with AsyncExitStack() as stack:
+            read, write = await self._open_transport(stack)
+            session = await stack.enter_async_context(
+                ClientSession(read, write, message_handler=self._on_message))
+            await session.initialize()
+            self.tools = await self._discover(session)
+            startup.deadline = float("inf")
+            self.session = session
+            self.state = "connected"
+            self.connected_at = time.monotonic()
+            self.health = "green" if self._health_enabled else None
+            self._ready.set()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._watch_list_changed, session)
+                if self._health_enabled:
+                    tg.start_soon(self._ping_forever, session)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+
+    def _fail(self, message: str) -> None:
+        if self._stop.is_set() and self.state == "connected":
+            return  # ended because we closed it
+        if self.state == "failed" and self.error:
+            return  # keep the first cause
+        tail = self._stderr_tail()
+        self.state = "failed"
+        self.error = message + (f" (stderr: {tail})" if tail else "")
+        self.health = "red"
+
+    def _stderr_tail(self) -> str:
+        if self.config.transport != "stdio" or not self.log_path.exists():
+            return ""
+        lines = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        return " | ".join(lines[-3:])[-300:]
+
+    @property
+    def _health_enabled(self) -> bool:
+        return self.config.health_check is not None or self.manager.health_default
+
+    async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
+        config = self.config
+        if config.transport == "stdio":
+            log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
+            command = sys.executable if config.command in ("python", "python3") else (
+                str(config.command))
+            env = {**config.env, "TOOLKIT_HOST_PID": str(os.getpid())}
+            if "PYTHONPATH" in os.environ and "PYTHONPATH" not in env:
+                env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+            cwd = (self.base_dir / config.cwd) if config.cwd else self.base_dir
+            params = StdioServerParameters(
+                command=sys.executable, args=["-c", _LAUNCHER, command, *config.args],
+                env=env, cwd=str(cwd))
+            streams = await stack.enter_async_context(stdio_client(params, errlog=log))
+            return streams[0], streams[1]
+        url = str(config.url)
+        if config.transport == "streamable-http":
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            client = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=config.headers or None,
+                                   timeout=httpx2.Timeout(30.0, read=300.0)))
+            streams = await stack.enter_async_context(
+                streamable_http_client(url, http_client=client))
+            return streams[0], streams[1]
+        if config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            streams = await stack.enter_async_context(
+                sse_client(url, headers=config.headers or None))
+            return streams[0], streams[1]
+        from .transports import tcp_client, websocket_client
+
+        if config.transport == "ws":
+            return await stack.enter_async_context(websocket_client(url, config.headers))
+        return await stack.enter_async_context(tcp_client(url))
+
+    async def _discover(self, session: ClientSession) -> list[Tool]:
+        """``tools/list`` to the last page (at most ``PAGE_CAP`` pages)."""
+        tools: list[Tool] = []
+        cursor: str | None = None
+        derive = self.manager.derive_groups
+        for _ in range(PAGE_CAP):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.list_tools(params=params)
+            tools.extend(tool_from_mcp(self.name, t, derive) for t in result.tools)
+            cursor = result.next_cursor
+            if not cursor:
+                return tools
+        raise ServerError(f"tools/list pagination did not end after {PAGE_CAP} pages")
+
+    async def _on_message(self, message: Any) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ToolListChangedNotification):
+            self._list_changed.set()
+        elif isinstance(root, Exception):
+            self.manager.project.audit.record("server-failure", tool=None, outcome="warning",
+                                              reason=f"{self.name}: {_describe(root)}")
+
+    async def _watch_list_changed(self, session: ClientSession) -> None:
+        while True:
+            await self._list_changed.wait()
+            self._list_changed = anyio.Event()
+            try:
+                self.tools = await self._discover(session)
+            except Exception as exc:  # a failed re-listing is recorded, the old tools stay
+                self.manager.project.audit.record("server-failure", outcome="warning",
+                                                  reason=f"{self.name}: re-listing tools "
+                                                         f"failed: {_describe(exc)}")
+                continue
+            self.manager._tools_changed(self)
+
+    async def _ping_forever(self, session: ClientSession) -> None:
+        interval = PING_INTERVAL
+        check = self.config.health_check or {}
+        for key in ("intervalSeconds", "interval", "interval_s"):
+            if isinstance(check.get(key), (int, float)):
+                interval = float(check[key])
+        while True:
+            await anyio.sleep(interval)
+            await self.ping(session)
+
+    async def ping(self, session: ClientSession | None = None) -> str:
+        """Ping now and update the health colour (green, yellow, red)."""
+        session = session or self.session
+        if session is None:
+            self.health = "red"
+            return self.health
+        slow = float((self.config.health_check or {}).get("slowSeconds", SLOW_PING))
+        started = time.monotonic()
+        with anyio.move_on_after(max(slow * 5, 2.0)) as scope:
+            try:
+                await session.send_ping()
+            except Exception:  # a failed ping counts as a missed one
+                scope.cancel()
+        elapsed = time.monotonic() - started
+        if scope.cancelled_caught or elapsed >= max(slow * 5, 2.0):
+            self.missed_pings += 1
+        else:
+            self.missed_pings = 0
+            self.latency_ms = elapsed * 1000
+        if self.missed_pings >= 2:
+            self.health = "red"
+        elif self.missed_pings == 1 or elapsed >= slow:
+            self.health = "yellow"
+        else:
+            self.health = "green"
+        return self.health
+
+    # -- used by the manager ------------------------------------------------------------------
+
+    async def call(self, tool: str, args: dict[str, Any]) -> CallResult:
+        """``tools/call`` on the open session."""
+        session = self.session
+        if session is None:
+            raise ServerError(f"MCP server {self.name!r} is not connected ({self.state}"
+                              + (f": {self.error}" if self.error else "") + ")")
+        try:
+            result = await session.call_tool(tool, args)
+        except Exception as exc:
+            raise ServerError(f"MCP server {self.name!r} failed calling {tool!r}: "
+                              f"{_describe(exc)}") from exc
+        return call_result(result)
+
+    async def stop(self) -> None:
+        """Stop the holder (it exits the session and transport itself) and wait for it."""
+        self._stop.set()
+        with anyio.move_on_after(CLOSE_TIMEOUT):
+            await self._done.wait()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        inner = exc.exceptions[0] if exc.exceptions else exc
+        return _describe(inner)
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+class ServerManager:
+    """The project's MCP connections, on the package's loop thread."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.connections: dict[str, ServerConnection] = {}
+        self.log_dir = Path(tempfile.mkdtemp(prefix="toolkit-mcp-logs-"))
+        settings = project.definitions.settings
+        self.health_default = bool(settings.get("health_check", False))
+        self.derive_groups = bool(settings.get("derive_groups_from_annotations", False))
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._supervisor: Any = None
+        self._closed = anyio.Event()
+
+    async def _task_group(self) -> anyio.abc.TaskGroup:
+        if self._tg is None:
+            # The holders' task group lives as long as the manager, on the loop thread.
+            ready = anyio.Event()
+
+            async def supervise() -> None:
+                async with anyio.create_task_group() as tg:
+                    self._tg = tg
+                    ready.set()
+                    await self._closed.wait()
+                    tg.cancel_scope.cancel()
+
+            import asyncio
+
+            self._supervisor = asyncio.get_running_loop().create_task(supervise())
+            await ready.wait()
+        assert self._tg is not None
+        return self._tg
+
+    def connect(self, names: list[str] | None = None, timeout: float | None = None) -> None:
+        """Connect servers (all configured ones by default) concurrently; wait for all."""
+        background_loop().run(self.aconnect, names, timeout)
+
+    async def aconnect(self, names: list[str] | None = None, timeout: float | None = None
+                       ) -> None:
+        """Async :meth:`connect` (runs on the loop thread)."""
+        loop = background_loop()
+        if not loop.in_loop_thread():
+            import asyncio
+
+            await asyncio.wrap_future(loop.submit(self.aconnect, names, timeout))
+            return
+        configs = self.project.server_configs
+        wanted = list(configs) if names is None else names
+        unknown = [n for n in wanted if n not in configs]
+        if unknown:
+            raise ToolkitError(f"unknown server(s) {unknown}; configured: {sorted(configs)}")
+        tg = await self._task_group()
+        started = []
+        for name in wanted:
+            old = self.connections.get(name)
+            if old is not None and old.state == "connected":
+                continue
+            conn = ServerConnection(configs[name], self.log_dir, self.project.base_dir, self)
+            self.connections[name] = conn
+            tg.start_soon(conn.run, timeout or configs[name].startup_timeout)
+            started.append(conn)
+        for conn in started:
+            limit = timeout or conn.config.startup_timeout
+            with anyio.move_on_after(limit + 0.25):
+                await conn._ready.wait()
+            if not conn._ready.is_set():  # still tearing down after its timeout: do not wait
+                conn._fail(f"no answer within the {limit:g} s startup timeout")
+            self._record(conn)
+        if started:
+            self.project.set_many_server_tools(
+                {c.name: (c.tools if c.state == "connected" else None) for c in started})
+
+    def _record(self, conn: ServerConnection) -> None:
+        audit = self.project.audit
+        if conn.state == "connected":
+            audit.record("server-connected", outcome="connected",
+                         reason=f"{conn.name}: {len(conn.tools)} tool(s)",
+                         server=conn.name, transport=conn.config.transport)
+        else:
+            audit.record("server-failure", outcome="failed", reason=f"{conn.name}: {conn.error}",
+                         server=conn.name, transport=conn.config.transport)
+
+    def _ended(self, conn: ServerConnection) -> None:
+        """A holder ended: a crash after connecting removes the server's tools from the pool."""
+        if self.connections.get(conn.name) is not conn:
+            return
+        if conn.state == "failed" and conn.connected_at is not None:
+            self.project.audit.record("server-failure", outcome="down",
+                                      reason=f"{conn.name}: {conn.error}", server=conn.name)
+            self.project.set_server_tools(conn.name, None)
+
+    def _tools_changed(self, conn: ServerConnection) -> None:
+        self.project.audit.record("server-tools-changed", outcome="refreshed",
+                                  reason=f"{conn.name}: tools/list_changed, "
+                                         f"{len(conn.tools)} tool(s)", server=conn.name)
+        self.project.set_server_tools(conn.name, conn.tools)
+
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> CallResult:
+        """Call ``tool`` on ``server`` (from the loop thread)."""
+        conn = self.connections.get(server)
+        if conn is None:
+            raise ServerError(f"MCP server {server!r} is not connected; run proj.connect()")
+        try:
+            return await conn.call(tool, args)
+        except ServerError as exc:
+            self.project.audit.record("server-failure", tool=f"@{server}/{tool}",
+                                      outcome="failed", reason=str(exc), server=server)
+            raise
+
+    def ping(self, name: str) -> str:
+        """Ping one server now; returns its health colour."""
+        conn = self.connections[name]
+        return background_loop().run(conn.ping)
+
+    def close_all(self) -> None:
+        """Close every connection (stdio processes terminated, then killed)."""
+        if not self.connections or not background_loop().running:
+            return
+        background_loop().run(self.aclose_all)
+
+    async def aclose_all(self) -> None:
+        """Async :meth:`close_all`."""
+        conns = list(self.connections.values())
+        was = {c.name: c.state for c in conns}
+        async with anyio.create_task_group() as tg:
+            for conn in conns:
+                tg.start_soon(conn.stop)
+        for conn in conns:
+            if was[conn.name] == "connected":
+                self.project.audit.record("teardown", outcome="closed", server=conn.name,
+                                          reason=f"{conn.name}: connection closed")
+        self.connections.clear()
+        self.project.set_many_server_tools({c.name: None for c in conns})
+
+    def shutdown(self) -> None:
+        """Close every connection and end the holders' task group."""
+        if not background_loop().running:
+            return
+        background_loop().run(self._ashutdown)
+
+    async def _ashutdown(self) -> None:
+        await self.aclose_all()
+        self._closed.set()
+
+    def status(self) -> pd.DataFrame:
+        """One row per configured server."""
+        import pandas as pd
+
+        rows = []
+        for name, config in self.project.server_configs.items():
+            conn = self.connections.get(name)
+            rows.append({
+                "server": name,
+                "transport": config.transport,
+                "state": conn.state if conn else "configured",
+                "tools": len(conn.tools) if conn and conn.state == "connected" else 0,
+                "health": conn.health if conn else None,
+                "latency_ms": round(conn.latency_ms, 2) if conn and conn.latency_ms else None,
+                "last_error": conn.error if conn else None,
+                "log": str(conn.log_path) if conn and config.transport == "stdio" else None,
+            })
+        return pd.DataFrame(rows, columns=["server", "transport", "state", "tools", "health",
+                                           "latency_ms", "last_error", "log"]).set_index("server")
+
+    def log(self, name: str) -> str:
+        """The server's stderr so far."""
+        conn = self.connections.get(name)
+        path = conn.log_path if conn else self.log_dir / f"{name}.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
