@@ -9,7 +9,7 @@ import toolkit as tk
 
 EXPECTED = {
     "PRESETS", "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Preset",
-    "Problem", "Project", "Resolution", "Rule", "Session", "SpawnError", "Tool",
+    "Problem", "Project", "Resolution", "Rule", "ServerError", "Session", "SpawnError", "Tool",
     "ToolNotFoundError", "ToolkitError", "UnknownAgentError", "User", "load",
 }
 

@@ -13,6 +13,7 @@ __all__ = [
     "AccessDeniedError",
     "DefinitionError",
     "Problem",
+    "ServerError",
     "SpawnError",
     "ToolNotFoundError",
     "ToolkitError",
@@ -91,6 +92,10 @@ class ToolNotFoundError(ToolkitError, LookupError):
 
 class AccessDeniedError(ToolkitError, PermissionError):
     """A request or spawn asked for groups beyond what its user or parent holds."""
+
+
+class ServerError(ToolkitError):
+    """An MCP server failed: it is down, crashed mid-call, or its transport broke."""
 
 
 class SpawnError(ToolkitError):

@@ -60,7 +60,7 @@ def test_mcp_server_time_over_stdio(write: Write) -> None:
     assert not result.is_error
     assert result.structured_content is not None
     assert result.structured_content["timezone"] == "Europe/Paris"
-    with pytest.raises(tk.ToolNotFoundError, match="^tool not found: convert_time$"):
+    with pytest.raises(tk.ToolNotFoundError, match=r"^tool not found: convert_time$"):
         session.call("convert_time", {"source_timezone": "UTC", "time": "12:00",
                                       "target_timezone": "Asia/Tokyo"})
     calls = server_calls(proj)

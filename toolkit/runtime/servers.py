@@ -27,7 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ..core.models import ServerConfig, Tool
-from ..errors import ToolkitError
+from ..errors import ServerError, ToolkitError
 from .builtins import CallResult
 from .loop import background_loop
 
@@ -55,10 +55,6 @@ try:
 except OSError as exc:
     sys.exit(f"cannot start MCP server {sys.argv[1]!r}: {exc.strerror}")
 """
-
-
-class ServerError(ToolkitError):
-    """An MCP server failed: it is down, crashed mid-call, or answered with an error."""
 
 
 def tool_from_mcp(server: str, tool: types.Tool, derive_groups: bool) -> Tool:
@@ -138,8 +134,13 @@ class ServerConnection:
         """The connection's life: open, initialize, discover, serve until stopped."""
         async with AsyncExitStack() as stack:
             read, write = await self._open_transport(stack)
+            tg = await stack.enter_async_context(anyio.create_task_group())
+            # Relay the transport's messages so the end of the connection is noticed.
+            relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+            ended = anyio.Event()
+            tg.start_soon(self._relay, read, relay_send, ended)
             session = await stack.enter_async_context(
-                ClientSession(read, write, message_handler=self._on_message))
+                ClientSession(relay_receive, write, message_handler=self._on_message))
             await session.initialize()
             self.tools = await self._discover(session)
             startup.deadline = float("inf")
@@ -148,12 +149,25 @@ class ServerConnection:
             self.connected_at = time.monotonic()
             self.health = "green" if self._health_enabled else None
             self._ready.set()
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._watch_list_changed, session)
-                if self._health_enabled:
-                    tg.start_soon(self._ping_forever, session)
-                await self._stop.wait()
-                tg.cancel_scope.cancel()
+            tg.start_soon(self._watch_list_changed, session)
+            if self._health_enabled:
+                tg.start_soon(self._ping_forever, session)
+            async with anyio.create_task_group() as waiter:
+                waiter.start_soon(_then_cancel, self._stop.wait, waiter.cancel_scope)
+                waiter.start_soon(_then_cancel, ended.wait, waiter.cancel_scope)
+            tg.cancel_scope.cancel()
+            if ended.is_set() and not self._stop.is_set():
+                raise ServerError("the server closed the connection (crashed or exited)")
+
+    @staticmethod
+    async def _relay(read: Any, send: Any, ended: anyio.Event) -> None:
+        async with send:
+            try:
+                async for item in read:
+                    await send.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                pass  # the transport ended: noticed below
+        ended.set()
 
     def _fail(self, message: str) -> None:
         if self._stop.is_set() and self.state == "connected":
@@ -305,6 +319,11 @@ class ServerConnection:
         self._stop.set()
         with anyio.move_on_after(CLOSE_TIMEOUT):
             await self._done.wait()
+
+
+async def _then_cancel(wait: Any, scope: anyio.CancelScope) -> None:
+    await wait()
+    scope.cancel()
 
 
 def _describe(exc: BaseException) -> str:
