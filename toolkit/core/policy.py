@@ -17,7 +17,15 @@ from .loaders import Definitions
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .pool import ToolPool
 from .presets import PRESETS, Preset, get_preset
-from .resolve import Grant, Lineage, ProjectRules, Resolution, compile_grant, resolve_request
+from .resolve import (
+    Grant,
+    Lineage,
+    ProjectRules,
+    Resolution,
+    compile_grant,
+    follow_aliases,
+    resolve_request,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -369,13 +377,14 @@ class Policy:
 
     def _validate(self) -> None:
         errors = [p for p in self.definitions.problems if p.severity == "error"]
+        errors += follow_aliases(self._rules.aliases)[1]
         for name in self.definitions.agents:
             try:
                 self.grant(name)
             except DefinitionError as exc:
                 errors.extend(exc.problems)
         if errors:
-            raise DefinitionError(errors)
+            raise DefinitionError(list(dict.fromkeys(errors)))  # one report per problem
 
 
 def _group_sets(groups: Any) -> list[tuple[str, ...]]:

@@ -132,23 +132,31 @@ def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
 
 # -- step 2: names ------------------------------------------------------------------------------
 
-def _collect_aliases(grant: Grant, project: ProjectRules) -> None:
-    """Aliases of the project and the agent, followed to their targets (cycles are errors)."""
-    rules = [*project.aliases, *grant.agent.aliases]
+def follow_aliases(rules: Iterable[Rule]) -> tuple[dict[str, str], list[Problem]]:
+    """Each alias followed to its final target; a cycle is a problem at its first rule."""
     table = {str(r.pattern): r for r in rules}
+    resolved: dict[str, str] = {}
+    problems: list[Problem] = []
     for alias, rule in table.items():
         chain = [alias]
         target = str(rule.target)
         while target in table:
             if target in chain:
                 cycle = " -> ".join([*chain, target])
-                grant.errors.append(Problem(rule.file, rule.line,
-                                            f"alias cycle {cycle}; point an alias at a tool"))
+                problems.append(Problem(rule.file, rule.line,
+                                        f"alias cycle {cycle}; point an alias at a tool"))
                 break
             chain.append(target)
             target = str(table[target].target)
         else:
-            grant.aliases[alias] = target
+            resolved[alias] = target
+    return resolved, problems
+
+
+def _collect_aliases(grant: Grant, project: ProjectRules) -> None:
+    """Aliases of the project and the agent (the agent's win), followed to their targets."""
+    grant.aliases, problems = follow_aliases([*project.aliases, *grant.agent.aliases])
+    grant.errors.extend(problems)
 
 
 def _name_status(grant: Grant, name: str) -> tuple[str | None, str]:
@@ -307,11 +315,12 @@ def _step_ceiling(grant: Grant) -> None:
     if grant.lineage is None:
         return
     ceiling = grant.lineage.ceiling
-    for tool in set(grant.allowed) - set(grant.denied) - ceiling:
+    for tool in set(grant.allowed) - ceiling:
         rule = grant.exact_allowed.get(tool)
         grant.outside_ceiling[tool] = rule
-        if rule is None:
-            continue
+        denied_by = grant.denied.get(tool)
+        if rule is None or (denied_by is not None and denied_by.agent == grant.agent.name):
+            continue  # only a tool the child names, and does not deny itself, is an error
         message = (f"child {grant.agent.name!r} names {rule.pattern!r}, which its parent "
                    f"{grant.lineage.id!r} does not hold")
         if grant.preset.child_extra == "error":

@@ -41,8 +41,14 @@ def load_definitions(path: str | os.PathLike[str]) -> Definitions:
         return defs
     files = _discover(root)
     manifest_file = next((root / n for n in manifest.NAMES if (root / n).is_file()), None)
+    manifest_ok = True
     if manifest_file is not None:
-        _load_file(manifest_file, _display(manifest_file, root), defs, single=True)
+        try:
+            _load_file(manifest_file, _display(manifest_file, root), defs, single=True)
+        except DefinitionError as exc:
+            # Keep reading the other files so that every problem is reported at once.
+            defs.problems.extend(exc.problems)
+            manifest_ok = False
         listed = _manifest_files(root, defs)
         if listed is not None:
             files = listed
@@ -53,6 +59,8 @@ def load_definitions(path: str | os.PathLike[str]) -> Definitions:
             _load_file(f, _display(f, root), defs, single=False)
         except DefinitionError as exc:
             defs.problems.extend(exc.problems)
+    if not manifest_ok:
+        defs.raise_errors()  # without its preset, rule checks would report misleading errors
     return defs
 
 
@@ -80,12 +88,15 @@ def _manifest_files(root: Path, defs: Definitions) -> list[Path] | None:
     if not any(k in defs.settings for k in keys):
         return None
     files: list[Path] = []
+    src = defs.manifest
     for key in keys:
-        for pattern in defs.settings.get(key, []):
+        for i, pattern in enumerate(defs.settings.get(key, [])):
             matches = sorted(globlib.glob(str(root / pattern), recursive=True))
             if not matches:
-                defs.error(Problem(defs.settings.get("_file"), None,
-                                   f"{key}: {pattern!r} matches no file under {root}"))
+                defs.error(Problem(defs.settings.get("_file"),
+                                   src.line((key, i)) if src is not None else None,
+                                   f"{key}: {pattern!r} matches no file under {root}; fix "
+                                   "the path or remove it"))
             for m in matches:
                 p = Path(m)
                 files.extend(_discover(p) if p.is_dir() else [p])
@@ -123,8 +134,9 @@ def _load_file(path: Path, display: str, defs: Definitions, single: bool) -> Non
         loader = "mcp"
     elif trustgraph.is_registry(data):
         loader = "registry"
-    elif workagent.is_agent(data):
-        loader = "work-agent"
+    elif workagent.is_agent(data) or (name == "agent.json" and isinstance(data, dict)
+                                      and "tools" in data):
+        loader = "work-agent"  # by name too, so a misspelt tools key is reported, not skipped
     elif workagent.is_catalog(data):
         loader = "catalog"
     elif mux.is_config(data):
@@ -141,8 +153,12 @@ def _load_file(path: Path, display: str, defs: Definitions, single: bool) -> Non
     defs.files.append(display)
     if loader == "mcp":
         if not mcpconfig.is_config(data):
-            raise DefinitionError("an MCP config needs an 'mcpServers' or 'servers' mapping",
-                                  file=display, line=1)
+            key = next((k for k in ("mcpServers", "servers")
+                        if isinstance(data, dict) and k in data), None)
+            got = type(data[key] if key else data).__name__
+            raise DefinitionError(f"an MCP config needs an 'mcpServers' or 'servers' mapping "
+                                  f"of server name -> settings, not {got}", file=display,
+                                  line=src.line((key,) if key else ()) or 1)
         mcpconfig.load(src, defs)
     elif loader == "registry":
         trustgraph.load(src, defs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -49,6 +50,7 @@ class Definitions:
     settings: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    manifest: Located | None = None  # the manifest as read, to locate its settings
 
     def warn(self, file: str | None, line: int | None, message: str) -> None:
         """Record a warning (kept, shown by ``proj.warnings`` and ``toolmatrix check``)."""
@@ -125,6 +127,15 @@ def check_name(src: Located, path: Path_, name: str, what: str) -> None:
     """Tool names may not contain whitespace or commas."""
     if not _NAME_RE.match(name):
         raise src.error(path, f"{what}: {name!r} is not a valid tool name (no spaces or commas)")
+
+
+def check_rule_names(src: Located, what: str, rule_set: Iterable[Rule]) -> None:
+    """Every rule's pattern must be a valid tool name; an error points at the rule's line."""
+    for r in rule_set:
+        if not _NAME_RE.match(str(r.pattern)):
+            raise DefinitionError(Problem(src.file, r.line, f"{what}: {r.pattern!r} is not a "
+                                                            "valid tool name (no spaces or "
+                                                            "commas)"))
 
 
 def rules(kind: RuleKind, agent: str | None, src: Located, names: list[tuple[str, int | None]]

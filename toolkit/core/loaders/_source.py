@@ -3,14 +3,16 @@
 YAML is parsed with PyYAML's safe composer and built by hand so that
 (1) every value remembers its line, (2) duplicate keys and tags such as
 ``!!python/object`` are definition errors rather than silently accepted or
-executed, and (3) alias bombs are cut off. JSON is parsed by :mod:`json`
-(duplicate keys rejected) and located through the same YAML composer.
+executed, and (3) alias bombs and absurd nesting are cut off. JSON is parsed
+by :mod:`json` (duplicate keys rejected) and located through the same YAML composer.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +24,16 @@ from ...errors import DefinitionError, Problem
 
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000
+MAX_DEPTH = 100
 
 Path_ = tuple[Any, ...]
 
+_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+_BOM = b"\xef\xbb\xbf"
+_MERGE_TAG = _YAML_TAG_PREFIX + "merge"
+_JSON_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[][{}\n]')  # strings (skipped), brackets, newlines
 _STANDARD_TAGS = frozenset(
-    "tag:yaml.org,2002:" + t
+    _YAML_TAG_PREFIX + t
     for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge", "binary")
 )
 
@@ -69,18 +76,20 @@ def read_text(path: Path, display: str) -> str:
         raw = path.read_bytes()
     except OSError as exc:
         raise DefinitionError(f"cannot read file: {exc.strerror or exc}", file=display) from None
+    bom = len(_BOM) if raw.startswith(_BOM) else 0
     try:
-        return raw.decode("utf-8-sig")
+        return raw[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        start = exc.start + bom  # offsets count from the start of the file, BOM included
+        line = raw[:start].count(b"\n") + 1
         raise DefinitionError(
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            f"not UTF-8 text (byte 0x{raw[start]:02x} at offset {start}); "
             "save the file as UTF-8", file=display, line=line) from None
 
 
 def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     """Parse one YAML document, recording lines (offset so line 1 is ``first_line``)."""
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
@@ -90,6 +99,8 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
         raise DefinitionError(f"YAML syntax error: {what}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise DefinitionError(f"YAML syntax error: {exc}", file=file, line=first_line) from None
+    except RecursionError:
+        raise _TooDeepError(file, loader.get_mark().line + first_line) from None
     finally:
         loader.dispose()
     located = Located(None, file)
@@ -100,12 +111,43 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     return located
 
 
+class _TooDeepError(DefinitionError):
+    """Nesting deeper than ``MAX_DEPTH`` (JSON keeps this error rather than losing lines)."""
+
+    def __init__(self, file: str, line: int | None) -> None:
+        super().__init__(f"data is nested more than {MAX_DEPTH} levels deep; definition files "
+                         "never need that, flatten the file", file=file, line=line)
+
+
+def _show_tag(tag: str) -> str:
+    """A tag as it is written in the file: ``!!python/name:x``, not its expanded URI."""
+    return "!!" + tag[len(_YAML_TAG_PREFIX):] if tag.startswith(_YAML_TAG_PREFIX) else tag
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe composer, remembering the line of every alias in a sequence."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.alias_lines: dict[tuple[int, int], int] = {}  # (id(sequence), index) -> 0-based
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if isinstance(parent, yaml.SequenceNode) and self.check_event(yaml.AliasEvent):
+            event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+            if event.start_mark is not None:
+                self.alias_lines[(id(parent), index)] = event.start_mark.line
+        return super().compose_node(parent, index)
+
+
 class _Builder:
-    def __init__(self, loader: yaml.SafeLoader, located: Located, first_line: int) -> None:
+    def __init__(self, loader: _Loader, located: Located, first_line: int) -> None:
         self.loader = loader
         self.located = located
         self.offset = first_line
         self.count = 0
+        self.built: set[int] = set()  # ids of nodes built once: meeting one again is an alias
+        self.expanding: int | None = None  # line of the outermost alias being expanded
+        self.active: set[int] = set()  # ids of the nodes being built (for recursive anchors)
 
     def _line(self, node: yaml.Node) -> int:
         return int(node.start_mark.line) + self.offset
@@ -113,37 +155,84 @@ class _Builder:
     def _fail(self, node: yaml.Node, message: str) -> DefinitionError:
         return DefinitionError(message, file=self.located.file, line=self._line(node))
 
-    def build(self, node: yaml.Node, path: Path_) -> Any:
+    def build(self, node: yaml.Node, path: Path_, used_at: int | None = None) -> Any:
+        """The value of ``node`` at ``path``; ``used_at`` is the line that refers to it."""
+        if id(node) in self.active:
+            raise DefinitionError("an alias refers to the value that contains it (recursive "
+                                  "anchor); point it at another value",
+                                  file=self.located.file,
+                                  line=used_at if used_at is not None else self._line(node))
+        outermost_alias = id(node) in self.built and self.expanding is None
+        if outermost_alias:
+            self.expanding = used_at
+        self.active.add(id(node))
+        try:
+            return self._build(node, path, used_at)
+        finally:
+            self.active.discard(id(node))
+            if outermost_alias:
+                self.expanding = None
+
+    def _merged(self, node: yaml.MappingNode, path: Path_) -> dict[Any, Any]:
+        """The values of the mapping's ``<<`` merge keys (its own keys override them).
+
+        Built here rather than by PyYAML's ``flatten_mapping``, whose copies of nested
+        merges grow exponentially before any limit could count them.
+        """
+        merged: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                continue
+            sources = (value_node.value if isinstance(value_node, yaml.SequenceNode)
+                       else [value_node])
+            if not all(isinstance(s, yaml.MappingNode) for s in sources):
+                raise self._fail(value_node, "invalid merge key: '<<' takes a mapping or a list "
+                                             "of mappings")
+            for source in reversed(sources):  # the first source listed wins
+                merged.update(self.build(source, path, self._line(key_node)))
+        return merged
+
+    def _build(self, node: yaml.Node, path: Path_, used_at: int | None) -> Any:
+        self.built.add(id(node))
         self.count += 1
         if self.count > MAX_NODES:
-            raise self._fail(node, f"document expands to more than {MAX_NODES:,} values "
-                                   "(anchor/alias bomb?); simplify the file")
+            line = self.expanding if self.expanding is not None else self._line(node)
+            raise DefinitionError(f"document expands to more than {MAX_NODES:,} values "
+                                  "(anchor/alias bomb?); simplify the file",
+                                  file=self.located.file, line=line)
+        if len(path) > MAX_DEPTH:
+            raise _TooDeepError(self.located.file, self._line(node))
         if node.tag not in _STANDARD_TAGS:
-            raise self._fail(node, f"YAML tag {node.tag!r} is not allowed in definition files; "
-                                   "remove the tag (only plain YAML data is accepted)")
-        self.located.lines.setdefault(path, self._line(node))
+            raise self._fail(node, f"YAML tag {_show_tag(node.tag)!r} is not allowed in "
+                                   "definition files; remove the tag (only plain YAML data is "
+                                   "accepted)")
+        self.located.lines.setdefault(path, used_at if used_at is not None else self._line(node))
         if isinstance(node, yaml.MappingNode):
-            try:
-                self.loader.flatten_mapping(node)
-            except yaml.MarkedYAMLError as exc:
-                raise self._fail(node, f"invalid merge key: {exc.problem}") from None
-            result: dict[Any, Any] = {}
+            result: dict[Any, Any] = self._merged(node, path)
+            own: set[Any] = set()
             for key_node, value_node in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    continue
                 key = self.build(key_node, (*path, "<key>"))
                 if not isinstance(key, (str, int, float, bool)) and key is not None:
                     raise self._fail(key_node, "mapping keys must be plain scalars")
-                if key in result:
+                if key in own:
                     raise self._fail(key_node, f"duplicate key {key!r}; each key may appear once")
+                own.add(key)
                 self.located.lines[(*path, key)] = self._line(key_node)
-                result[key] = self.build(value_node, (*path, key))
+                result[key] = self.build(value_node, (*path, key), self._line(key_node))
                 self.located.lines[(*path, key)] = self._line(key_node)
             return result
         if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            aliases = self.loader.alias_lines
+            return [self.build(item, (*path, i), aliases[(id(node), i)] + self.offset
+                               if (id(node), i) in aliases else None)
+                    for i, item in enumerate(node.value)]
         try:
             return self.loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, TypeError) as exc:
-            raise self._fail(node, f"invalid value: {exc}") from None
+            raise self._fail(node, f"invalid value {node.value!r}: {exc}; quote it to keep it "
+                                   "as text") from None
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -155,19 +244,51 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _json_depth_line(text: str) -> int | None:
+    """The line where JSON brackets first nest deeper than ``MAX_DEPTH``, if they do."""
+    depth = 0
+    line = 1
+    for m in _JSON_TOKENS.finditer(text):
+        ch = m.group()[0]
+        if ch == "\n":
+            line += 1
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def parse_json(text: str, file: str) -> Located:
     """Parse JSON strictly, then borrow line numbers from the YAML composer when it can."""
+    deep = _json_depth_line(text)
+    if deep is not None:
+        raise _TooDeepError(file, deep)
+    # JSON allows tabs only as whitespace between tokens (never raw inside strings), so
+    # spaces in their place keep the data and every line while YAML can read the text.
+    yaml_text = text.replace("\t", " ")
     try:
         data = json.loads(text, object_pairs_hook=_reject_duplicates)
     except json.JSONDecodeError as exc:
         raise DefinitionError(f"JSON syntax error: {exc.msg} (column {exc.colno})",
                               file=file, line=exc.lineno) from None
-    except (ValueError, RecursionError) as exc:
-        raise DefinitionError(f"invalid JSON: {exc}", file=file, line=1) from None
+    except ValueError as exc:  # a duplicate key, or an integer too long to convert
+        line = 1
+        try:
+            parse_yaml(yaml_text, file)
+        except DefinitionError as where:  # YAML rejects the same value, at its line
+            line = where.line or 1
+        raise DefinitionError(f"invalid JSON: {exc}", file=file, line=line) from None
+    except RecursionError:
+        raise _TooDeepError(file, None) from None
     try:
-        located = parse_yaml(text, file)
+        located = parse_yaml(yaml_text, file)
+    except _TooDeepError:
+        raise
     except DefinitionError:
-        # Valid JSON that YAML 1.1 cannot read (e.g. tab indentation): keep the data, lose lines.
+        # Valid JSON that YAML 1.1 cannot read: keep the data, lose the lines.
         return Located(data, file, {(): 1})
     located.data = data
     return located
@@ -180,8 +301,12 @@ def parse_by_suffix(text: str, file: str) -> Located:
     return parse_yaml(text, file)
 
 
-def validation_problems(exc: ValidationError, src: Located, base: Path_ = ()) -> list[Problem]:
-    """Turn a pydantic ``ValidationError`` into located, readable problems."""
+def validation_problems(exc: ValidationError, src: Located, base: Path_ = (),
+                        known: Collection[str] = ()) -> list[Problem]:
+    """Turn a pydantic ``ValidationError`` into located, readable problems.
+
+    ``known`` lists the model's own keys, to suggest one for a misspelt key.
+    """
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
@@ -189,7 +314,10 @@ def validation_problems(exc: ValidationError, src: Located, base: Path_ = ()) ->
         dotted = ".".join(str(p) for p in path) or "(top level)"
         kind = err["type"]
         if kind == "extra_forbidden":
-            msg = f"unknown key {dotted!r}; remove it or check its spelling"
+            close = difflib.get_close_matches(str(loc[-1]), sorted(known), n=1) if (
+                len(loc) == 1) else []
+            hint = f"did you mean {close[0]!r}?" if close else "remove it or check its spelling"
+            msg = f"unknown key {dotted!r}; {hint}"
         elif kind == "missing":
             msg = f"missing required key {dotted!r}"
         else:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import DefinitionError
 from ..models import AgentDefinition, Rule
-from ._common import Definitions, alias_rules, check_name, first_key, name_list, rules
+from ._common import Definitions, alias_rules, check_rule_names, first_key, name_list, rules
 from ._source import Located, parse_yaml
 
 ALLOW_KEYS = ("tools", "allowed_tools", "allowedTools", "AllowedTools")
@@ -87,9 +87,8 @@ def parse_agent(src: Located, data: dict[str, Any], base: tuple[Any, ...], defau
     ask_key, ask_value = first_key(data, *ASK_KEYS)
     ask = rules("ask", name, src, name_list(src, (*base, str(ask_key)), ask_value,
                                             str(ask_key))) if ask_key else ()
-    for rule_set in (allow or (), deny, ask):
-        for r in rule_set:
-            check_name(src, (*base, allow_key or "tools"), str(r.pattern), "tools")
+    for written, rule_set in ((allow_key, allow or ()), (deny_key, deny), (ask_key, ask)):
+        check_rule_names(src, str(written), rule_set)
 
     depth_key, depth = first_key(data, *DEPTH_KEYS)
     if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 0):
@@ -131,11 +130,12 @@ def _tool_entries(src: Located, path: tuple[Any, ...], value: Any,
         plain: list[Any] = []
         for i, item in enumerate(value):
             if isinstance(item, dict):
-                extra = set(item) - {"name", "description"}
+                extra = [k for k in item if k not in ("name", "description")]
                 if extra:
-                    raise src.error((*path, i), f"tools[{i}] has unknown keys "
-                                                 f"{sorted(map(str, extra))}; a tool entry "
-                                                 "takes only 'name' and 'description'")
+                    raise src.error((*path, i, extra[0]), f"tools[{i}] has unknown keys "
+                                                           f"{sorted(map(str, extra))}; a tool "
+                                                           "entry takes only 'name' and "
+                                                           "'description'")
                 tname, desc = item.get("name"), item.get("description")
                 if not isinstance(tname, str) or not tname.strip():
                     raise src.error((*path, i), f"tools[{i}] needs a 'name' string")

@@ -65,7 +65,8 @@ def load(src: Located, defs: Definitions) -> Manifest:
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as exc:
-        raise DefinitionError(validation_problems(exc, src)) from None
+        raise DefinitionError(validation_problems(exc, src, known=Manifest.model_fields)
+                              ) from None
     if manifest.preset is not None and manifest.preset not in PRESETS:
         raise src.error(("preset",), f"unknown preset {manifest.preset!r}; use one of "
                                      f"{', '.join(PRESETS)}")
@@ -75,6 +76,11 @@ def load(src: Located, defs: Definitions) -> Manifest:
             if key not in allowed:
                 raise src.error(("overrides", key), f"unknown override {key!r}; overridable: "
                                                     f"{', '.join(sorted(allowed))}")
+        base = PRESETS[manifest.preset or "strict"]
+        try:  # check the values here, where their lines are known
+            Preset.model_validate({**base.model_dump(), **manifest.overrides})
+        except ValidationError as exc:
+            raise DefinitionError(validation_problems(exc, src, ("overrides",))) from None
     for i, name in enumerate(manifest.builtins):
         if name not in BUILTIN_NAMES:
             raise src.error(("builtins", i), f"{name!r} is not a built-in tool; built-ins are "
@@ -90,4 +96,5 @@ def load(src: Located, defs: Definitions) -> Manifest:
     defs.aliases.extend(alias_rules(None, src, ("aliases",), manifest.aliases))
     defs.settings.update(manifest.model_dump(exclude_none=True))
     defs.settings["_file"] = src.file
+    defs.manifest = src
     return manifest

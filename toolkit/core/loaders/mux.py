@@ -8,6 +8,7 @@ is asked about). A file holds one config or ``agents: [config, ...]``.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from ..models import AgentDefinition
@@ -63,10 +64,12 @@ def _pick(src: Located, data: dict[str, Any], base: tuple[Any, ...], field: str
 def _parse(src: Located, data: Any, base: tuple[Any, ...], default_name: str) -> AgentDefinition:
     if not isinstance(data, dict):
         raise src.error(base, "a mux agent config must be a mapping")
-    unknown = sorted(str(k) for k in set(data) - _ALL_KEYS)
+    unknown = [k for k in data if k not in _ALL_KEYS]
     if unknown:
+        close = difflib.get_close_matches(str(unknown[0]), sorted(_ALL_KEYS), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         raise src.error((*base, unknown[0]), f"unknown key {unknown[0]!r} in mux agent config; "
-                        f"known keys: {', '.join(sorted(_ALL_KEYS))}")
+                        f"{hint}known keys: {', '.join(sorted(_ALL_KEYS))}")
     _, name = _pick(src, data, base, "name")
     name = default_name if name is None else name
     if not isinstance(name, str) or not name.strip():
@@ -85,13 +88,16 @@ def _parse(src: Located, data: Any, base: tuple[Any, ...], default_name: str) ->
     ask = rules("ask", name, src, name_list(src, (*base, str(ask_key)), ask_value, str(ask_key)))
     depth_key, depth = _pick(src, data, base, "max_depth")
     if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 0):
-        raise src.error((*base, str(depth_key)), "max_depth must be a whole number >= 0")
+        raise src.error((*base, str(depth_key)), f"{depth_key} must be a whole number >= 0, "
+                                                  f"not {depth!r}")
     prompt_key, prompt = _pick(src, data, base, "prompt")
     if prompt is not None and not isinstance(prompt, str):
-        raise src.error((*base, str(prompt_key)), "system_prompt must be a string")
-    _, description = _pick(src, data, base, "description")
+        raise src.error((*base, str(prompt_key)), f"{prompt_key} must be a string, not "
+                                                   f"{type(prompt).__name__}")
+    description_key, description = _pick(src, data, base, "description")
     if description is not None and not isinstance(description, str):
-        raise src.error((*base, "description"), "description must be a string")
+        raise src.error((*base, str(description_key)), f"{description_key} must be a string, "
+                                                        f"not {type(description).__name__}")
     return AgentDefinition(
         name=name.strip(), description=description or "", format="mux", file=src.file,
         line=src.line((*base, "name")) if src.line((*base, "name")) else src.line(base),

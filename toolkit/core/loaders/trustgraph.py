@@ -43,8 +43,11 @@ def load(src: Located, defs: Definitions) -> None:
 def _string_list(src: Located, path: tuple[Any, ...], value: Any, what: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+    if not isinstance(value, list):
         raise src.error(path, f"{what} must be a list of strings, not {value!r}")
+    for i, v in enumerate(value):
+        if not isinstance(v, str) or not v:
+            raise src.error((*path, i), f"{what}[{i}] must be a non-empty string, not {v!r}")
     return tuple(value)
 
 

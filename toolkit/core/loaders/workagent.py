@@ -52,10 +52,15 @@ class _AgentTools(BaseModel):
 def load_agent(src: Located, defs: Definitions, default_name: str) -> None:
     """Read an ``agent.json`` into ``defs``."""
     data = src.data
+    if not isinstance(data["tools"], dict):
+        raise src.error(("tools",), "tools must be an object (use, allowed, aliases or "
+                                    "mcpServers, available, autoApprove), not "
+                                    f"{type(data['tools']).__name__}")
     try:
         spec = _AgentTools.model_validate(data["tools"])
     except ValidationError as exc:
-        raise DefinitionError(validation_problems(exc, src, ("tools",))) from None
+        raise DefinitionError(validation_problems(exc, src, ("tools",),
+                                                  known=_AgentTools.model_fields)) from None
     name = data.get("name", default_name)
     if not isinstance(name, str) or not name.strip():
         raise src.error(("name",), f"name must be a non-empty string, not {name!r}")
@@ -131,7 +136,8 @@ def load_catalog(src: Located, defs: Definitions) -> None:
         try:
             entry = _CatalogEntry.model_validate(raw)
         except ValidationError as exc:
-            raise DefinitionError(validation_problems(exc, src, path)) from None
+            raise DefinitionError(validation_problems(exc, src, path,
+                                                      known=_CatalogEntry.model_fields)) from None
         line = src.line(path)
         if entry.kind == "builtin":
             if entry.builtinPolicy is None and entry.id not in ("fs_read", "fs_write",
