@@ -13,22 +13,23 @@ with ``tool_groups`` defaulting to ["default"], ``tool_states`` to ["*"],
 Where a worked example of the document disagrees with this rule, the rule wins
 and the test named ``*_contradicts_rule_*`` shows the disagreement.
 
-Tool calls need an implementation (TrustGraph's services are out of scope): the
-``run`` fixture stands in for it, answering every call successfully, so that
-calls go through the session's gate and state transitions happen as section
-4.2 describes ("after successful tool execution").
+Tool calls run for real: the example's ``.mcp.json`` starts the shipped demo
+MCP server, whose ``knowledge-query``, ``graph-update``, ... implement these
+tools over an in-memory graph, and each registry entry binds to the server
+tool of its name. The ``run`` fixture connects it and reports which tools were
+executed (from the audit), so state transitions happen as section 4.2
+describes ("after successful tool execution").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import toolkit as tk
-from toolkit.runtime.builtins import CallResult
 
 Write = Callable[..., Path]
 
@@ -43,17 +44,38 @@ def proj(examples: Path) -> tk.Project:
     return tk.load(examples / "trustgraph")
 
 
+class Executed:
+    """The tools the demo server executed successfully, read from the audit trail."""
+
+    def __init__(self, proj: tk.Project) -> None:
+        self.proj = proj
+
+    def __eq__(self, other: object) -> bool:
+        return [e["tool"] for e in self.proj.audit.events
+                if e["event"] == "call" and e["outcome"] == "allowed"] == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @pytest.fixture
-def run(proj: tk.Project, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every tool call succeeds; returns the list of tools actually executed."""
-    executed: list[str] = []
+def run(proj: tk.Project) -> Iterator[Executed]:
+    """Connect the demo MCP server that executes the TrustGraph tools."""
+    status = proj.connect()
+    assert status.loc["trustgraph", "state"] == "connected", status.loc["trustgraph",
+                                                                          "last_error"]
+    assert proj.tools[KQ].binding == "@trustgraph/knowledge-query"
+    yield Executed(proj)
+    proj.close()
 
-    async def execute(session: Any, tool: tk.Tool, args: dict[str, Any]) -> CallResult:
-        executed.append(tool.name)
-        return CallResult.of_text(f"{tool.name} done")
 
-    monkeypatch.setattr(proj, "_execute", execute)
-    return executed
+#: Valid arguments for each tool of the demo server.
+ARGS: dict[str, dict[str, Any]] = {
+    "knowledge-query": {"query": "Acme"},
+    "graph-update": {"kind": "entity", "name": "Company X", "entity_type": "company"},
+    "text-completion": {"prompt": "Summarise Acme Robotics."},
+    "complex-analysis": {},
+    "reset-workflow": {},
+}
 
 
 def allowed(proj: tk.Project, groups: Any = None, state: str | None = None) -> set[str]:
@@ -97,7 +119,7 @@ def test_empty_group_array(proj: tk.Project) -> None:
     session = proj.start(AGENT, groups=[])
     assert session.allowed == frozenset()
     with pytest.raises(tk.ToolNotFoundError, match="tool not found: text-completion"):
-        session.call(TC, {})
+        session.call(TC, ARGS[TC])
 
 
 def test_default_group(write: Write) -> None:
@@ -172,15 +194,15 @@ def test_undefined_state_prose_contradicts_formula_graph_update(proj: tk.Project
 
 # -- Section 5.2: the request examples -------------------------------------------------------------
 
-def test_initial_research_request(proj: tk.Project, run: list[str]) -> None:
+def test_initial_research_request(proj: tk.Project, run: Executed) -> None:
     session = proj.start(AGENT, groups=["read-only", "knowledge"], state="undefined")
     assert session.allowed == {KQ, TC}  # the document: knowledge-query, text-completion
-    session.call(KQ, {"question": "What entities are connected to Company X?"})
+    session.call(KQ, ARGS[KQ])
     assert session.state == "analysis"  # after knowledge-query: state -> "analysis"
 
 
 def test_analysis_phase_example_contradicts_rule_reset_workflow(proj: tk.Project,
-                                                                run: list[str]) -> None:
+                                                                run: Executed) -> None:
     # The document lists complex-analysis, graph-update, reset-workflow; but
     # reset-workflow's only group, "admin", is not requested, so by the rule
     # of section 4.2 it is not available.
@@ -192,64 +214,61 @@ def test_analysis_phase_example_contradicts_rule_reset_workflow(proj: tk.Project
     assert (d.allowed, d.effect, d.reason) == (False, "implicit-deny", "group")
     assert (d.rule.file, d.rule.line) == ("tools.yaml", 39)  # group: ["admin"]
     with pytest.raises(tk.ToolNotFoundError, match="tool not found: reset-workflow"):
-        session.call(RW, {})
-    session.call(CA, {})
+        session.call(RW, ARGS[RW])
+    session.call(CA, ARGS[CA])
     assert session.state == "results"  # after complex-analysis: state -> "results"
     assert run == [CA]
 
 
-def test_results_phase_request(proj: tk.Project, run: list[str]) -> None:
+def test_results_phase_request(proj: tk.Project, run: Executed) -> None:
     session = proj.start(AGENT, groups=["admin"], state="results")
     assert session.allowed == {RW}  # "reset-workflow only"
-    session.call(RW, {})
+    session.call(RW, ARGS[RW])
     assert session.state == "undefined"  # after reset-workflow: state -> "undefined"
 
 
-def test_complete_flow_workflow_example(proj: tk.Project, run: list[str]) -> None:
+def test_complete_flow_workflow_example(proj: tk.Project, run: Executed) -> None:
     # Section 5.2's "Workflow Example - Complete Flow", each step a request with
     # the groups of the request example for that phase; next_request.state = tool.state.
     first = proj.start(AGENT, groups=["read-only", "knowledge"])
     initial = first.allowed
-    first.call(KQ, {})  # 1. Start (undefined): knowledge-query -> "analysis"
+    first.call(KQ, ARGS[KQ])  # 1. Start (undefined): knowledge-query -> "analysis"
     assert first.state == "analysis"
     second = proj.start(AGENT, groups=["advanced", "compute", "write"], state=first.state)
-    second.call(CA, {})  # 2. Analysis: complex-analysis -> "results"
+    second.call(CA, ARGS[CA])  # 2. Analysis: complex-analysis -> "results"
     assert second.state == "results"
     third = proj.start(AGENT, groups=["admin"], state=second.state)
-    third.call(RW, {})  # 3. Results: reset-workflow -> "undefined"
+    third.call(RW, ARGS[RW])  # 3. Results: reset-workflow -> "undefined"
     assert third.state == "undefined"
     again = proj.start(AGENT, groups=["read-only", "knowledge"], state=third.state)
     assert again.allowed == initial == {KQ, TC}  # 4. All initial tools available again
     assert run == [KQ, CA, RW]
 
 
-def test_complete_flow_in_one_session_with_all_groups(proj: tk.Project, run: list[str]) -> None:
+def test_complete_flow_in_one_session_with_all_groups(proj: tk.Project, run: Executed) -> None:
     session = proj.start(AGENT, groups=["*"])
     assert session.allowed == {KQ, TC}
-    session.call(KQ, {})
+    session.call(KQ, ARGS[KQ])
     assert (session.state, set(session.allowed)) == ("analysis", {GU, TC, CA, RW})
-    session.call(CA, {})
+    session.call(CA, ARGS[CA])
     assert (session.state, set(session.allowed)) == ("results", {TC, RW})
-    session.call(RW, {})
+    session.call(RW, ARGS[RW])
     assert (session.state, set(session.allowed)) == ("undefined", {KQ, TC})
 
 
 def test_state_transition_only_after_successful_execution(proj: tk.Project,
-                                                          monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
-    async def failing(session: Any, tool: tk.Tool, args: dict[str, Any]) -> CallResult:
-        return CallResult.of_text("service unavailable", is_error=True)
-
-    monkeypatch.setattr(proj, "_execute", failing)
+                                                          run: Executed) -> None:
     session = proj.start(AGENT, groups=["*"])
-    result = session.call(KQ, {})
+    result = session.call(KQ, {})  # the server rejects it: "query" is required
     assert result.is_error
     assert session.state == "undefined"  # no transition after a failed execution
+    assert session.call(KQ, ARGS[KQ]).is_error is False
+    assert session.state == "analysis"
 
 
-def test_tool_without_state_leaves_state_unchanged(proj: tk.Project, run: list[str]) -> None:
+def test_tool_without_state_leaves_state_unchanged(proj: tk.Project, run: Executed) -> None:
     session = proj.start(AGENT, groups=["write"], state="analysis")
-    session.call(GU, {})  # graph-update has no state field
+    session.call(GU, ARGS[GU])  # graph-update has no state field
     assert session.state == "analysis"
     assert run == [GU]
 
@@ -276,16 +295,16 @@ def test_request_logging_example_contradicts_rule_graph_update_filtered_by_state
 # -- Section 9.3: end-to-end scenarios ------------------------------------------------------------
 
 def test_workflow_state_progression_contradicts_rule_reset_workflow(proj: tk.Project,
-                                                                    run: list[str]) -> None:
+                                                                    run: Executed) -> None:
     # Given groups ["knowledge", "compute"] and state "undefined".
     groups = ["knowledge", "compute"]
     session = proj.start(AGENT, groups=groups, state="undefined")
     assert session.allowed == {KQ}  # graph-update and complex-analysis: wrong state
-    session.call(KQ, {})
+    session.call(KQ, ARGS[KQ])
     assert session.state == "analysis"
     # complex-analysis IS available here (group "compute" is requested).
     assert session.allowed == {GU, CA}
-    session.call(CA, {})
+    session.call(CA, ARGS[CA])
     assert session.state == "results"
     # The scenario now executes reset-workflow; its only group "admin" is not
     # requested, so the rule blocks it: nothing at all is available in "results".
@@ -293,7 +312,7 @@ def test_workflow_state_progression_contradicts_rule_reset_workflow(proj: tk.Pro
     d = proj.explain(AGENT, RW, groups=groups, state="results")
     assert (d.allowed, d.effect, d.reason) == (False, "implicit-deny", "group")
     with pytest.raises(tk.ToolNotFoundError, match="tool not found: reset-workflow"):
-        session.call(RW, {})
+        session.call(RW, ARGS[RW])
     # So the final state is "results", not "undefined": the workflow cannot repeat.
     assert session.state == "results"
     assert KQ not in session.allowed
@@ -306,7 +325,7 @@ def test_workflow_state_progression_contradicts_rule_reset_workflow(proj: tk.Pro
     assert all(e.get("time") for e in transitions)
 
 
-def test_multi_tenant_usage_with_state_workflows(proj: tk.Project, run: list[str]) -> None:
+def test_multi_tenant_usage_with_state_workflows(proj: tk.Project, run: Executed) -> None:
     user_a = tk.User("user-a", groups=["read-only"])
     user_b = tk.User("user-b", groups=["write"])
     a = proj.start(AGENT, ["read-only"], state="undefined", user=user_a)
@@ -316,9 +335,9 @@ def test_multi_tenant_usage_with_state_workflows(proj: tk.Project, run: list[str
     # User B gets write tools available in "analysis".
     assert b.allowed == {GU}
     # State transitions are tracked per user session.
-    a.call(KQ, {})
-    b.call(GU, {})
-    a.call(TC, {})
+    a.call(KQ, ARGS[KQ])
+    b.call(GU, ARGS[GU])
+    a.call(TC, ARGS[TC])
     assert (a.state, b.state) == ("undefined", "analysis")
     a_moves = [(e["from"], e["to"]) for e in proj.audit.events
                if e.get("event") == "transition" and e.get("agent_id") == a.id]

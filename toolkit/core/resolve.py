@@ -241,9 +241,16 @@ def _unknown(grant: Grant, rule: Rule) -> None:
     """An exact name that no pool tool has, handled as the preset says."""
     name = str(rule.pattern)
     _canonical, status = _name_status(grant, name)
+    preset, agent = grant.preset, grant.agent
+    if status == "pending":
+        servers = ", ".join(sorted(grant.pool.pending_servers))
+        grant.warnings.append(Problem(rule.file, rule.line,
+                                      f"agent {agent.name!r} names tool {name!r}, which is not in "
+                                      f"the pool yet; it is checked once server(s) {servers} are "
+                                      "connected", "warning"))
+        return
     if status != "unknown":
         return
-    preset, agent = grant.preset, grant.agent
     mode = preset.unknown_name
     if mode == "error-list":
         available = ", ".join(sorted(grant.pool)) or "(none)"
