@@ -202,7 +202,7 @@ def test_llm_cannot_access_unresolved_tools(proj: tk.Project) -> None:
     # The same error as for a tool that exists nowhere.
     with pytest.raises(tk.ToolNotFoundError, match="tool not found: no_such_tool"):
         session.call("no_such_tool", {})
-    blocked = [e for e in proj.audit.events
+    blocked = [e for e in proj.audit_log.events
                if e.get("event") == "call" and e.get("outcome") == "blocked"]
     assert {e.get("requested_tool") or e.get("tool") for e in blocked} >= {"entities_create"}
 

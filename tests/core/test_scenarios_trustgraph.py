@@ -51,7 +51,7 @@ class Executed:
         self.proj = proj
 
     def __eq__(self, other: object) -> bool:
-        return [e["tool"] for e in self.proj.audit.events
+        return [e["tool"] for e in self.proj.audit_log.events
                 if e["event"] == "call" and e["outcome"] == "allowed"] == other
 
     __hash__ = None  # type: ignore[assignment]
@@ -280,7 +280,7 @@ def test_request_logging_example_contradicts_rule_graph_update_filtered_by_state
     # By the rule graph-update shares "knowledge" (it passes the group filter)
     # and fails the state filter.
     session = proj.start(AGENT, groups=["read-only", "knowledge"])
-    events = [e for e in proj.audit.events if e.get("event") == "resolve"
+    events = [e for e in proj.audit_log.events if e.get("event") == "resolve"
               and e.get("agent_id") == session.id]
     assert len(events) == 1
     event = events[0]
@@ -318,7 +318,7 @@ def test_workflow_state_progression_contradicts_rule_reset_workflow(proj: tk.Pro
     assert KQ not in session.allowed
     assert run == [KQ, CA]
     # The transitions that did happen are logged, with timestamps.
-    transitions = [e for e in proj.audit.events if e.get("event") == "transition"
+    transitions = [e for e in proj.audit_log.events if e.get("event") == "transition"
                    and e.get("agent_id") == session.id]
     assert [(e["tool"], e["from"], e["to"]) for e in transitions] == [
         (KQ, "undefined", "analysis"), (CA, "analysis", "results")]
@@ -339,14 +339,14 @@ def test_multi_tenant_usage_with_state_workflows(proj: tk.Project, run: Executed
     b.call(GU, ARGS[GU])
     a.call(TC, ARGS[TC])
     assert (a.state, b.state) == ("undefined", "analysis")
-    a_moves = [(e["from"], e["to"]) for e in proj.audit.events
+    a_moves = [(e["from"], e["to"]) for e in proj.audit_log.events
                if e.get("event") == "transition" and e.get("agent_id") == a.id]
-    b_moves = [e for e in proj.audit.events
+    b_moves = [e for e in proj.audit_log.events
                if e.get("event") == "transition" and e.get("agent_id") == b.id]
     assert a_moves == [("undefined", "analysis"), ("analysis", "undefined")]
     assert b_moves == []
     # All usage is audited, per session.
-    audited_calls = {(e.get("agent_id"), e.get("tool")) for e in proj.audit.events
+    audited_calls = {(e.get("agent_id"), e.get("tool")) for e in proj.audit_log.events
                      if e.get("event") == "call" and e.get("outcome") == "allowed"}
     assert audited_calls == {(a.id, KQ), (b.id, GU), (a.id, TC)}
     # Neither user may request groups beyond their permissions.
@@ -365,7 +365,7 @@ def test_privilege_escalation_prevention(proj: tk.Project) -> None:
     with pytest.raises(tk.AccessDeniedError):
         proj.start(AGENT, ["*"], user=user)
     assert proj.metrics.total("agent_group_access_denied_total") == before + 2
-    refusals = [e for e in proj.audit.events if e.get("outcome") == "refused"]
+    refusals = [e for e in proj.audit_log.events if e.get("outcome") == "refused"]
     assert len(refusals) == 2
     assert refusals[0]["requested_groups"] == ["read-only", "admin"]
     # A subset is fine; the manifest's users are usable by name as well.

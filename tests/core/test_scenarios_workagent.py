@@ -53,7 +53,7 @@ def proj(root: Path) -> tk.Project:
 
 
 def calls(proj: tk.Project, outcome: str) -> list[dict[str, object]]:
-    return [e for e in proj.audit.events if e.get("event") == "call"
+    return [e for e in proj.audit_log.events if e.get("event") == "call"
             and e.get("outcome") == outcome]
 
 
@@ -255,7 +255,7 @@ def test_agent_switch_initiated(root: Path) -> None:
     assert old.closed
     assert proj.active is new and new.agent == "coder"
     assert new.allowed == proj.resolve("coder").allowed
-    assert not [e for e in proj.audit.events
+    assert not [e for e in proj.audit_log.events
                 if e.get("event") == "teardown" and e.get("outcome") == "timeout"]
     with pytest.raises(tk.ToolkitError):
         old.call("fs_read", {"path": "workspace/notes.txt"})
@@ -271,7 +271,7 @@ def test_switch_timeout(root: Path) -> None:
     # Teardown was forced while the call was still running, with a timeout warning ...
     assert old.inflight == 1
     assert old.closed
-    timeouts = [e for e in proj.audit.events
+    timeouts = [e for e in proj.audit_log.events
                 if e.get("event") == "teardown" and e.get("outcome") == "timeout"]
     assert [e.get("agent_id") for e in timeouts] == [old.id]
     # ... and the new agent was built anyway.

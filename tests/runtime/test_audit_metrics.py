@@ -34,7 +34,7 @@ def proj(write: Write) -> tk.Project:
 
 def test_every_event_is_one_json_line_in_the_file(proj: tk.Project, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
-    proj.audit.write_to(log)
+    proj.audit_log.write_to(log)
     session = proj.start("agent", groups=["read-only"])
     session.call("shell_exec", {"command": "echo hi"})
     with pytest.raises(tk.ToolNotFoundError):
@@ -77,7 +77,7 @@ def test_ask_tool_consults_the_approval_callback(proj: tk.Project) -> None:
         session.call("fs_write", {"path": "out.txt", "content": "x"})
     assert not session.call("fs_write", {"path": "ok.txt", "content": "x"}).is_error
     assert asked == ["fs_write", "fs_write"]
-    approvals = proj.audit.frame(event="approval")
+    approvals = proj.audit_log.frame(event="approval")
     assert list(approvals["outcome"]) == ["denied", "approved"]
 
 
@@ -86,7 +86,7 @@ def test_access_refusal_is_audited_and_counted(proj: tk.Project) -> None:
         proj.start("agent", groups=["write"], user="ann")
     assert proj.metrics.total("agent_group_access_denied_total") == 1
     assert proj.metrics.total("agent_privilege_escalation_attempts_total") == 1
-    refused = proj.audit.frame(event="access-denied")
+    refused = proj.audit_log.frame(event="access-denied")
     assert len(refused) == 1 and "may not request groups ['write']" in refused["reason"][0]
 
 
@@ -111,7 +111,7 @@ def test_metrics_names_values_and_prometheus_text(proj: tk.Project) -> None:
 
 def test_concurrent_calls_lose_no_audit_line(proj: tk.Project, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
-    proj.audit.write_to(log)
+    proj.audit_log.write_to(log)
     sessions = [proj.start("agent", groups=["read-only"], state="analysis") for _ in range(4)]
 
     def work(session: tk.Session) -> None:
@@ -125,3 +125,13 @@ def test_concurrent_calls_lose_no_audit_line(proj: tk.Project, tmp_path: Path) -
         t.join()
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert sum(e["event"] == "call" for e in calls) == 100
+
+
+def test_audit_as_dataframes_for_project_and_session(proj: tk.Project) -> None:
+    parent = proj.start("agent", groups=["read-only"])
+    child = parent.spawn("agent")
+    child.call("shell_exec", {"command": "echo from-child"})
+    assert list(parent.audit["event"]) == ["resolve"]
+    assert list(child.audit["event"]) == ["spawn", "call", "transition"]
+    assert set(proj.audit["request_id"]) == {parent.request_id}  # the child serves it too
+    assert len(proj.audit) == 4

@@ -47,10 +47,10 @@ def exercise(proj: tk.Project) -> None:
     answer = session.call("knowledge-query", {"query": "Acme"})
     assert not answer.is_error and "Acme Robotics" in answer.text
     assert not session.call("entities_get", {"id": "acme-robotics"}).is_error
-    before = len(proj.audit.frame(event="call"))
+    before = len(proj.audit_log.frame(event="call"))
     with pytest.raises(tk.ToolNotFoundError, match="tool not found: graph-update"):
         session.call("graph-update", {"kind": "entity", "name": "X"})
-    calls = proj.audit.frame(event="call")
+    calls = proj.audit_log.frame(event="call")
     assert len(calls) == before + 1 and calls["outcome"].iloc[-1] == "blocked"
     # The server never saw it: the graph still lacks X.
     found = json.loads(session.call("knowledge-query", {"query": "X"}).text)["entities"]
@@ -123,5 +123,5 @@ def test_tools_list_changed_invalidates_the_pool(write: Write) -> None:
     assert "@kg/late_tool" not in session.allowed  # the running session's snapshot is fixed
     fresh = proj.start("agent")
     assert fresh.call("late_tool", {"text": "new"}).text == "new"
-    assert len(proj.audit.frame(event="server-tools-changed")) == 1
+    assert len(proj.audit_log.frame(event="server-tools-changed")) == 1
     proj.close()

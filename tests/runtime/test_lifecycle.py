@@ -78,7 +78,7 @@ def test_server_crash_is_marked_and_leaves_no_orphan(root: Path) -> None:
     assert status.loc["time", "state"] == "failed"
     assert status.loc["time2", "state"] == "connected"  # the other one carries on
     assert "@time/get_current_time" not in proj.tools
-    assert proj.audit.frame(event="server-failure")["outcome"].tolist() == ["down"]
+    assert proj.audit_log.frame(event="server-failure")["outcome"].tolist() == ["down"]
     with pytest.raises(tk.ServerError):
         session.call("@time/get_current_time", {"timezone": "UTC"})  # snapshot still has it
     assert not session.call("@time2/get_current_time", {"timezone": "UTC"}).is_error

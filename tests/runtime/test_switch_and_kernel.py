@@ -35,7 +35,7 @@ def test_switch_under_agent_scope_tears_down_and_rebuilds_connections(examples: 
     assert coder.closed and reviewer.id == "reviewer"
     second = set(descendants())
     assert second and not first & second  # the old server process is gone, a new one runs
-    teardowns = proj.audit.frame(event="teardown")
+    teardowns = proj.audit_log.frame(event="teardown")
     assert "files: connection closed" in set(teardowns["reason"])
     proj.close()
     assert wait_no_descendants() == []

@@ -39,7 +39,7 @@ def project(write: Write, server: dict[str, object], allowed: str) -> tk.Project
 
 
 def server_calls(proj: tk.Project) -> list[dict[str, object]]:
-    return [e for e in proj.audit.events if e["event"] == "call"]
+    return [e for e in proj.audit_log.events if e["event"] == "call"]
 
 
 @pytest.fixture(scope="module")

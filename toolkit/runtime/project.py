@@ -40,7 +40,7 @@ class Project(Policy):
         super().__init__(defs, preset)
         self.sessions: dict[str, Session] = {}
         self.active: Session | None = None
-        self.audit = AuditLog()
+        self.audit_log = AuditLog()
         self.metrics = Metrics()
         #: Asked before an ``ask`` tool runs when the session has no callback of its own.
         self.approval: Approval | None = None
@@ -49,7 +49,12 @@ class Project(Policy):
         self._servers_manager: ServerManager | None = None
         for warning in defs.problems if hasattr(defs, "problems") else ():
             if warning.severity == "warning":
-                self.audit.record("warning", reason=str(warning))
+                self.audit_log.record("warning", reason=str(warning))
+
+    @property
+    def audit(self) -> pd.DataFrame:
+        """Every audit event so far, one row each (``proj.audit_log`` holds the log itself)."""
+        return self.audit_log.frame()
 
     @property
     def base_dir(self) -> Path:
@@ -105,7 +110,7 @@ class Project(Policy):
         previous = self.active
         if previous is not None:
             if not self.wait_idle(timeout):
-                self.audit.record("teardown", agent_id=previous.id, outcome="timeout",
+                self.audit_log.record("teardown", agent_id=previous.id, outcome="timeout",
                                   reason=f"in-flight calls still running after {timeout:g} s; "
                                          "forcing teardown")
             previous.close()
@@ -141,7 +146,7 @@ class Project(Policy):
         self.active = None
         if self._servers_manager is not None:
             self._servers_manager.shutdown()
-        self.audit.close()
+        self.audit_log.close()
 
     def __enter__(self) -> Project:
         return self
@@ -213,11 +218,11 @@ class Project(Policy):
         self.sessions[session.id] = session
         r = session.resolution
         for warning in self.request_warnings(session.groups, session.state):
-            self.audit.record("warning", request_id=session.request_id, agent_id=session.id,
+            self.audit_log.record("warning", request_id=session.request_id, agent_id=session.id,
                               reason=warning.message)
             if "invalid state" in warning.message:
                 self.metrics.inc("agent_invalid_state_transition_total", state=session.state)
-        self.audit.record(
+        self.audit_log.record(
             "spawn" if session.parent is not None else "resolve",
             request_id=session.request_id, agent_id=session.id,
             requested_groups=list(session.groups), granted_groups=list(session.groups),
@@ -234,7 +239,7 @@ class Project(Policy):
 
     def _closed(self, session: Session, in_state_s: float) -> None:
         self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=session.state)
-        self.audit.record("teardown", request_id=session.request_id, agent_id=session.id,
+        self.audit_log.record("teardown", request_id=session.request_id, agent_id=session.id,
                           state=session.state, outcome="closed", reason="session closed")
         if self.active is session:
             self.active = None
@@ -245,13 +250,13 @@ class Project(Policy):
         self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=old)
         if new not in self.states:
             self.metrics.inc("agent_invalid_state_transition_total", state=new)
-        self.audit.record("transition", request_id=session.request_id, agent_id=session.id,
+        self.audit_log.record("transition", request_id=session.request_id, agent_id=session.id,
                           tool=tool, state=new, outcome="transition", reason="tool state",
                           **{"from": old, "to": new})
 
     def _audit_call(self, session: Session, tool: str, canonical: str | None, outcome: str,
                     reason: str, **extra: Any) -> None:
-        self.audit.record("call", request_id=session.request_id, agent_id=session.id,
+        self.audit_log.record("call", request_id=session.request_id, agent_id=session.id,
                           tool=canonical or tool, requested_tool=tool,
                           requested_groups=list(session.groups),
                           granted_groups=list(session.groups), state=session.state,
@@ -267,7 +272,7 @@ class Project(Policy):
         self.metrics.inc("agent_group_access_denied_total")
         if escalation:
             self.metrics.inc("agent_privilege_escalation_attempts_total")
-        self.audit.record("access-denied", agent_id=session.id if session else agent,
+        self.audit_log.record("access-denied", agent_id=session.id if session else agent,
                           requested_groups=list(groups), outcome="refused", reason=message)
         raise AccessDeniedError(message)
 

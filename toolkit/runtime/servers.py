@@ -246,7 +246,7 @@ class ServerConnection:
         if isinstance(root, types.ToolListChangedNotification):
             self._list_changed.set()
         elif isinstance(root, Exception):
-            self.manager.project.audit.record("server-failure", tool=None, outcome="warning",
+            self.manager.project.audit_log.record("server-failure", tool=None, outcome="warning",
                                               reason=f"{self.name}: {_describe(root)}")
 
     async def _watch_list_changed(self, session: ClientSession) -> None:
@@ -256,7 +256,7 @@ class ServerConnection:
             try:
                 self.tools = await self._discover(session)
             except Exception as exc:  # a failed re-listing is recorded, the old tools stay
-                self.manager.project.audit.record("server-failure", outcome="warning",
+                self.manager.project.audit_log.record("server-failure", outcome="warning",
                                                   reason=f"{self.name}: re-listing tools "
                                                          f"failed: {_describe(exc)}")
                 continue
@@ -407,7 +407,7 @@ class ServerManager:
                 {c.name: (c.tools if c.state == "connected" else None) for c in started})
 
     def _record(self, conn: ServerConnection) -> None:
-        audit = self.project.audit
+        audit = self.project.audit_log
         if conn.state == "connected":
             audit.record("server-connected", outcome="connected",
                          reason=f"{conn.name}: {len(conn.tools)} tool(s)",
@@ -421,12 +421,12 @@ class ServerManager:
         if self.connections.get(conn.name) is not conn:
             return
         if conn.state == "failed" and conn.connected_at is not None:
-            self.project.audit.record("server-failure", outcome="down",
+            self.project.audit_log.record("server-failure", outcome="down",
                                       reason=f"{conn.name}: {conn.error}", server=conn.name)
             self.project.set_server_tools(conn.name, None)
 
     def _tools_changed(self, conn: ServerConnection) -> None:
-        self.project.audit.record("server-tools-changed", outcome="refreshed",
+        self.project.audit_log.record("server-tools-changed", outcome="refreshed",
                                   reason=f"{conn.name}: tools/list_changed, "
                                          f"{len(conn.tools)} tool(s)", server=conn.name)
         self.project.set_server_tools(conn.name, conn.tools)
@@ -439,7 +439,7 @@ class ServerManager:
         try:
             return await conn.call(tool, args)
         except ServerError as exc:
-            self.project.audit.record("server-failure", tool=f"@{server}/{tool}",
+            self.project.audit_log.record("server-failure", tool=f"@{server}/{tool}",
                                       outcome="failed", reason=str(exc), server=server)
             raise
 
@@ -463,7 +463,7 @@ class ServerManager:
                 tg.start_soon(conn.stop)
         for conn in conns:
             if was[conn.name] == "connected":
-                self.project.audit.record("teardown", outcome="closed", server=conn.name,
+                self.project.audit_log.record("teardown", outcome="closed", server=conn.name,
                                           reason=f"{conn.name}: connection closed")
         self.connections.clear()
         self.project.set_many_server_tools({c.name: None for c in conns})

@@ -20,6 +20,8 @@ from .builtins import CallResult
 from .loop import background_loop
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .project import Project
 
 __all__ = ["Approval", "Session"]
@@ -51,7 +53,8 @@ class Session:
         self._resolution: Resolution | None = None
         self._child_names: dict[str, int] = {}
         self._state_since = time.monotonic()
-        self.request_id = new_request_id()
+        # A spawned child serves its parent's request: it keeps the request id.
+        self.request_id = parent.request_id if parent is not None else new_request_id()
         self.inflight = 0
         #: Asked before an ``ask`` tool runs: ``approval(tool, args) -> bool`` (may be async).
         self.approval: Approval | None = None
@@ -84,6 +87,11 @@ class Session:
     def allowed(self) -> frozenset[str]:
         """Canonical names of the tools the session may call now (``ask`` tools included)."""
         return self.resolution.allowed
+
+    @property
+    def audit(self) -> pd.DataFrame:
+        """This session's audit events (its agent id), one row each."""
+        return self.project.audit_log.frame(agent_id=self.id)
 
     def child_lineage(self) -> Lineage:
         """What a child of this session inherits (used by ``proj.resolve(parent=...)``)."""
@@ -170,7 +178,7 @@ class Session:
         answer = callback(tool, args)
         if inspect.isawaitable(answer):
             answer = await answer
-        self.project.audit.record("approval", request_id=self.request_id, agent_id=self.id,
+        self.project.audit_log.record("approval", request_id=self.request_id, agent_id=self.id,
                                   tool=tool, state=self._state,
                                   outcome="approved" if answer else "denied", reason="approval")
         if not answer:
