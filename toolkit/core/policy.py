@@ -277,22 +277,22 @@ class Policy:
                                            "state or available_in_states", "warning"))
         return out
 
-    def _lineage(self, parent: HasLineage | Lineage | None) -> Lineage | None:
-        if parent is None or isinstance(parent, Lineage):
-            return parent
-        return parent.child_lineage()
+    @staticmethod
+    def _request(groups: Any, state: str | None, parent: HasLineage | Lineage | None
+                 ) -> tuple[Lineage | None, tuple[str, ...], str]:
+        """(lineage, groups, state): a child inherits its parent's request unless given one."""
+        lineage = parent if parent is None or isinstance(parent, Lineage) else (
+            parent.child_lineage())
+        if lineage is not None:
+            groups = lineage.groups if groups is None else groups
+            state = lineage.state if state is None else state
+        return lineage, normalize_groups(groups), state or DEFAULT_STATE
 
     def resolve(self, agent: str, groups: Any = None, state: str | None = None,
                 parent: HasLineage | Lineage | None = None,
                 preset: str | Preset | None = None) -> Resolution:
         """``agent``'s tool set for a request (groups, state), optionally as ``parent``'s child."""
-        lineage = self._lineage(parent)
-        if lineage is not None and groups is None:
-            groups = lineage.groups
-        if lineage is not None and state is None:
-            state = lineage.state
-        group_set = normalize_groups(groups)
-        state = state or DEFAULT_STATE
+        lineage, group_set, state = self._request(groups, state, parent)
         if lineage is None:
             grant = self.grant(agent, preset)
         else:
@@ -303,13 +303,8 @@ class Policy:
                 parent: HasLineage | Lineage | None = None,
                 preset: str | Preset | None = None) -> Decision:
         """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace."""
-        lineage = self._lineage(parent)
-        if lineage is not None and groups is None:
-            groups = lineage.groups
-        if lineage is not None and state is None:
-            state = lineage.state
-        grant = self.grant(agent, preset, lineage)
-        return explain(grant, tool, normalize_groups(groups), state)
+        lineage, group_set, state = self._request(groups, state, parent)
+        return explain(self.grant(agent, preset, lineage), tool, group_set, state)
 
     # -- tables -------------------------------------------------------------------------------
 
