@@ -54,7 +54,7 @@ class Session:
         self._child_names: dict[str, int] = {}
         self._state_since = time.monotonic()
         # A spawned child serves its parent's request: it keeps the request id.
-        self.request_id = parent.request_id if parent is not None else new_request_id()
+        self.request_id: str = parent.request_id if parent is not None else new_request_id()
         self.inflight = 0
         #: Asked before an ``ask`` tool runs: ``approval(tool, args) -> bool`` (may be async).
         self.approval: Approval | None = None
