@@ -949,7 +949,10 @@ def _add_register_tool(server: MCPServer) -> None:
         server.add_tool(dynamic, name=name, description=f"Echo tool {name}, added at run time",
                         annotations=READ_ONLY, structured_output=False)
         added.append(name)
+        # Clients that initialized (protocol 2025-11-25) get the notification on the session;
+        # clients of protocol 2026-07-28 subscribe to it and get it through the bus.
         await ctx.session.send_tool_list_changed()
+        await ctx.notify_tools_changed()
         return f"registered {name}"
 
     server.add_tool(register_tool, name="register_tool", title="Register tool",
