@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lab lint clean
+.PHONY: test lab lint clean bench notebooks
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -21,9 +21,15 @@ test: lint
 	$(VENV)/bin/pytest
 
 lab: $(STAMP)
-	$(VENV)/bin/toolmatrix check toolkit/examples/trustgraph
-	$(VENV)/bin/toolmatrix matrix toolkit/examples/trustgraph --groups '*' --state undefined --state analysis --state results
-	$(VENV)/bin/toolmatrix explain toolkit/examples/trustgraph react-agent reset-workflow --groups knowledge,compute --state results || true
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
+		notebooks/01-quickstart.ipynb
+
+# Rebuild the teaching notebooks (outputs-free) from notebooks/_build.py.
+notebooks: $(STAMP)
+	$(PY) notebooks/_build.py
+
+bench: $(STAMP)
+	$(PY) -m bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

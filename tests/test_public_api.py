@@ -11,6 +11,7 @@ EXPECTED = {
     "PRESETS", "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Preset",
     "Problem", "Project", "Resolution", "Rule", "ServerError", "Session", "SpawnError", "Tool",
     "ToolNotFoundError", "ToolkitError", "UnknownAgentError", "User", "load",
+    "load_ipython_extension",
 }
 
 

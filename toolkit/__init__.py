@@ -45,6 +45,7 @@ __all__ = [
     "UnknownAgentError",
     "User",
     "load",
+    "load_ipython_extension",
 ]
 
 # Public name -> module that defines it, imported on first use.
@@ -69,6 +70,20 @@ if TYPE_CHECKING:
     from .core.resolve import Resolution
     from .runtime.project import Project, load
     from .runtime.session import Session
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext toolkit``: register the ``%tk`` magics (IPython is imported only now)."""
+    from .notebook import load_ipython_extension as load_extension
+
+    load_extension(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext toolkit``: close the project the magics loaded (IPython's hook)."""
+    from .notebook import unload_ipython_extension as unload_extension
+
+    unload_extension(ipython)
 
 
 def __getattr__(name: str) -> Any:

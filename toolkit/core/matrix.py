@@ -49,16 +49,26 @@ def build(tool_names: Sequence[str], tools: dict[str, Tool],
 
     group_pass = np.ones((n, n_contexts), dtype=bool)
     state_pass = np.ones((n, n_contexts), dtype=bool)
+    by_groups: dict[tuple[str, ...], list[bool]] = {}  # contexts repeat group sets and states
+    by_state: dict[str, list[bool]] = {}
     for c, (groups, state) in enumerate(contexts):
-        group_pass[:, c] = [group_ok(tools[t], groups) for t in tool_names]
-        state_pass[:, c] = [state_ok(tools[t], state) for t in tool_names]
+        if groups not in by_groups:
+            by_groups[groups] = [group_ok(tools[t], groups) for t in tool_names]
+        if state not in by_state:
+            by_state[state] = [state_ok(tools[t], state) for t in tool_names]
+        group_pass[:, c] = by_groups[groups]
+        state_pass[:, c] = by_state[state]
 
+    # Every operand is int8 (numpy scalars, not Python ints), so no temporary is widened
+    # to int64: the full array is 1 byte per cell and the peak stays a few times that.
+    code = np.int8
     ok = (agent_codes == _ALLOW)[:, :, :, None]  # tool, preset, agent, context
-    request = np.where(~group_pass, _GROUP, np.where(~state_pass, _STATE, _ALLOW)).astype(np.int8)
-    request = np.broadcast_to(request[:, None, None, :], (*ok.shape[:3], n_contexts))
-    allowed_code = np.where(request == _ALLOW, np.where(asks[:, :, :, None], _ASK, _ALLOW),
-                            request)
-    codes = np.where(ok, allowed_code, agent_codes[:, :, :, None]).astype(np.int8)
+    request = np.where(~group_pass, code(_GROUP), np.where(~state_pass, code(_STATE),
+                                                           code(_ALLOW)))
+    per_agent = np.where(asks, code(_ASK), code(_ALLOW))[:, :, :, None]
+    allowed_code = np.where((request == _ALLOW)[:, None, None, :], per_agent,
+                            request[:, None, None, :])
+    codes = np.where(ok, allowed_code, agent_codes[:, :, :, None])
     return codes.transpose(0, 2, 3, 1)
 
 

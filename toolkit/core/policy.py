@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError
 from . import matrix as matrix_mod
 from .explain import Decision, explain
-from .loaders import Definitions
+from .loaders import Definitions, frontmatter
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .pool import ToolPool
 from .presets import PRESETS, Preset, get_preset
@@ -44,6 +44,8 @@ def apply_group_map(tools: Mapping[str, Tool], defs: Definitions, pending: Itera
     """Add the group map's memberships to declared (and discovered) tools."""
     out = dict(tools)
     problems: list[Problem] = []
+    if not defs.group_assignments:
+        return out, problems  # no group map: skip indexing the whole pool
     pool = ToolPool(out.values())
     for a in defs.group_assignments:
         name = pool.index.lookup(a.tool)
@@ -228,6 +230,43 @@ class Policy:
         self._discovered.pop(name, None)
         self.pool = self._build_pool()
         self._grants.clear()
+
+    # -- definitions at run time ---------------------------------------------------------------
+
+    def add_agent(self, definition: AgentDefinition | str, *, file: str = "<cell>",
+                  replace: bool = False) -> AgentDefinition:
+        """Add an agent at run time, validated like :func:`toolkit.load` validates one.
+
+        ``definition`` is an ``AgentDefinition`` or the text of a markdown agent
+        file with YAML front matter (what ``%%tk agent`` passes; ``file`` names
+        it in error messages). An agent of the same name is an error unless
+        ``replace``. On any error nothing changes and ``DefinitionError`` says
+        what to fix, with its line.
+
+        >>> # proj.add_agent("---\nname: helper\ntools: [text-completion]\n---\nHelps.")
+        """
+        if isinstance(definition, str):
+            definition = frontmatter.read_agent(definition, file)
+        name = definition.name
+        agents = self.definitions.agents
+        previous = agents.get(name)
+        if previous is not None and not replace:
+            where = f"{previous.file}:{previous.line}" if previous.line else str(previous.file)
+            raise DefinitionError(f"duplicate agent name {name!r} (first defined at {where}); "
+                                  "rename it or pass replace=True", file=definition.file,
+                                  line=definition.line)
+        agents[name] = definition
+        self._grants.clear()
+        try:
+            self.grant(name)
+        except DefinitionError:
+            if previous is None:
+                del agents[name]
+            else:
+                agents[name] = previous
+            self._grants.clear()
+            raise
+        return definition
 
     # -- resolution ---------------------------------------------------------------------------
 

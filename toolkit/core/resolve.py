@@ -68,6 +68,7 @@ class Grant:
     lineage: Lineage | None
     aliases: dict[str, str] = field(default_factory=dict)
     denied: dict[str, Rule] = field(default_factory=dict)
+    self_denied: frozenset[str] = frozenset()  # tools the agent's own deny rules reach
     in_range: frozenset[str] | None = None  # work-agent ``use``; None = the whole pool
     allowed: dict[str, Rule] = field(default_factory=dict)
     allow_note: str = ""
@@ -214,9 +215,15 @@ def _step_deny(grant: Grant, project: ProjectRules) -> None:
     """Project denies, every ancestor's denies and the agent's own; deny always wins."""
     ancestors = grant.lineage.ancestors if grant.lineage else ()
     rules = [*project.deny, *(r for a in ancestors for r in a.deny), *grant.agent.deny]
-    for rule in rules:
-        for tool in _match(grant, rule, report_unknown=True):
+    own = len(rules) - len(grant.agent.deny)
+    self_denied: set[str] = set()
+    for i, rule in enumerate(rules):
+        hits = _match(grant, rule, report_unknown=True)
+        if i >= own:
+            self_denied |= hits
+        for tool in hits:
             grant.denied.setdefault(tool, rule)
+    grant.self_denied = frozenset(self_denied)
 
 
 # -- step 4: allow ------------------------------------------------------------------------------
@@ -308,9 +315,10 @@ def _step_allow(grant: Grant) -> None:
             grant.warnings.append(Problem(rule.file, rule.line,
                                           f"agent {agent.name!r} allows {rule.pattern!r}, which "
                                           "is not in its use list; it stays blocked", "warning"))
+        exact = not rule.is_glob
         for tool in hits & scope:
             grant.allowed.setdefault(tool, rule)
-            if not rule.is_glob:
+            if exact:
                 grant.exact_allowed.setdefault(tool, rule)
     grant.allow_note = "allowed by the agent's allow rules"
 
@@ -325,9 +333,10 @@ def _step_ceiling(grant: Grant) -> None:
     for tool in set(grant.allowed) - ceiling:
         rule = grant.exact_allowed.get(tool)
         grant.outside_ceiling[tool] = rule
-        denied_by = grant.denied.get(tool)
-        if rule is None or (denied_by is not None and denied_by.agent == grant.agent.name):
-            continue  # only a tool the child names, and does not deny itself, is an error
+        if rule is None or tool in grant.self_denied:
+            # Only a tool the child names, and does not deny itself, is an error; whether
+            # an ancestor denies it too must not matter (the first deny recorded may be theirs).
+            continue
         message = (f"child {grant.agent.name!r} names {rule.pattern!r}, which its parent "
                    f"{grant.lineage.id!r} does not hold")
         if grant.preset.child_extra == "error":

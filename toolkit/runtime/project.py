@@ -158,6 +158,24 @@ class Project(Policy):
         return (f"<Project {self.root!r} preset={self.preset.name} agents={len(self.agents)} "
                 f"tools={len(self.tools)} servers={len(self.server_configs)}>")
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """A notebook summary: agents, tools and servers (escaped: names may come from servers)."""
+        from html import escape
+
+        def names(items: Any) -> str:
+            return ", ".join(f"<code>{escape(str(n))}</code>" for n in items) or "(none)"
+
+        html = (f"<div class='toolkit-project'><p><b>{escape(str(self.root))}</b> "
+                f"<small>preset {escape(self.preset.name)}</small></p><ul>"
+                f"<li>{len(self.agents)} agent(s): {names(self.agents)}</li>"
+                f"<li>{len(self.tools)} tool(s): {names(self.tools)}</li>"
+                f"<li>{len(self.server_configs)} server(s): {names(self.server_configs)}</li>"
+                "</ul></div>")
+        text = (f"{self!r}\n  agents: {', '.join(self.agents) or '(none)'}\n  tools: "
+                f"{', '.join(self.tools) or '(none)'}\n  servers: "
+                f"{', '.join(self.server_configs) or '(none)'}")
+        return {"text/plain": text, "text/html": html}
+
     # -- MCP servers --------------------------------------------------------------------------
 
     @property

@@ -63,6 +63,17 @@ def load(text: str, file: str, defs: Definitions, default_name: str) -> None:
     defs.add_agent(parse_agent(src, src.data, (), default_name, format_of(file), body, body_line))
 
 
+def read_agent(text: str, file: str = "<cell>") -> AgentDefinition:
+    """One agent from the text of a markdown agent file (front matter, then its prompt)."""
+    if not has_front_matter(text):
+        raise DefinitionError("an agent definition must start with YAML front matter ('---' on "
+                              "line 1, then name: and tools: lines, then '---')", file=file, line=1)
+    defs = Definitions(root=file)
+    load(text, file, defs, default_name="")
+    defs.raise_errors()
+    return next(iter(defs.agents.values()))
+
+
 def parse_agent(src: Located, data: dict[str, Any], base: tuple[Any, ...], default_name: str,
                 fmt: str, body: str = "", body_line: int = 1) -> AgentDefinition:
     """An agent definition from the shared front-matter field set."""

@@ -1,0 +1,404 @@
+"""Build the teaching notebooks (outputs-free) from the cells below: ``python notebooks/_build.py``.
+
+Editing a notebook means editing this file and re-running it, so the six
+notebooks stay reproducible and reviewable as plain Python.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+KERNEL = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+Cell = tuple[str, str]  # ("md" | "py", source)
+
+
+def md(text: str) -> Cell:
+    return ("md", text.strip("\n"))
+
+
+def py(text: str) -> Cell:
+    return ("py", text.strip("\n"))
+
+
+NOTEBOOKS: dict[str, list[Cell]] = {}
+
+NOTEBOOKS["01-quickstart"] = [
+    md("""
+# Quickstart: which agent may call which tool, and why?
+
+Five cells: load the extension, load a project, tabulate, explain. The project is
+TrustGraph's tool-group example shipped with `toolkit` (`toolkit/examples/trustgraph`).
+"""),
+    py("%load_ext toolkit"),
+    py("proj = %tk load ../toolkit/examples/trustgraph\nproj"),
+    py("%tk matrix --groups read-only --groups '*' --states undefined,analysis,results"),
+    py("%tk explain react-agent graph-update --groups '*' --state undefined"),
+    md("""
+The same in plain Python: `proj.matrix(...)` is a pandas DataFrame, `proj.explain(...)` a
+`Decision` with `.allowed`, `.reason` and `.rule.file` / `.rule.line`. Next:
+[02-mcp-servers](02-mcp-servers.ipynb) connects real MCP servers.
+"""),
+]
+
+NOTEBOOKS["02-mcp-servers"] = [
+    md("""
+# MCP servers: connect, status, discovery, a failing server
+
+A project is just files. We write one into a temporary folder with three stdio servers:
+
+* `demo`: the MCP server shipped with toolkit (`python -m toolkit.examples.demo_server`);
+* `time`: [`mcp-server-time`](https://pypi.org/project/mcp-server-time/), a third-party server from PyPI;
+* `broken`: a server that writes to stderr and exits before the handshake.
+"""),
+    py('''
+import json, shutil, sys, tempfile
+from pathlib import Path
+
+import toolkit as tk
+
+time_server = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+root = Path(tempfile.mkdtemp(prefix="toolkit-02-"))
+(root / ".mcp.json").write_text(json.dumps({"mcpServers": {
+    "demo": {"command": "python", "args": ["-m", "toolkit.examples.demo_server",
+                                           "--tools", "knowledge-query,echo"]},
+    "time": {"command": time_server},
+    "broken": {"command": "python",
+               "args": ["-c", "import sys; sys.stderr.write('cannot open config\\\\n'); sys.exit(2)"]},
+}}))
+(root / "agents").mkdir()
+(root / "agents" / "clock.md").write_text(
+    "---\\nname: clock\\ntools: ['@time/get_current_time', '@demo/*']\\n---\\nTells the time.\\n")
+%load_ext toolkit
+proj = %tk load {root}
+proj
+'''),
+    md("Connect all servers concurrently. The broken one is marked `failed`; the others carry on."),
+    py("%tk connect --timeout 30"),
+    md("Discovery: every server tool joins the pool under its canonical name `@server/tool`."),
+    py('''
+import pandas as pd
+pd.DataFrame([{"tool": t.name, "server": t.server, "description": (t.description or "")[:70]}
+              for t in proj.tools.values()]).set_index("tool")
+'''),
+    md("The failing server's stderr and its last error:"),
+    py("%tk servers --log broken"),
+    py('proj.servers.loc["broken", ["state", "last_error"]]'),
+    md("The server panel (status lights, tool counts, each server's stderr) as a widget:"),
+    py('''
+from toolkit.notebook import ServerPanel
+ServerPanel(proj)
+'''),
+    md("Calls are enforced: the clock agent may ask the time, but not convert it."),
+    py('''
+%tk start clock
+now = %tk call get_current_time {"timezone": "Europe/Paris"}
+print(now.text)
+'''),
+    py('''
+try:
+    %tk call convert_time {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
+except Exception as exc:  # the cell would fail otherwise: that is the point
+    print(type(exc).__name__, exc)
+'''),
+    py('%tk audit --event call'),
+    py("proj.close()  # every stdio server is terminated"),
+]
+
+NOTEBOOKS["03-groups-and-states"] = [
+    md("""
+# TrustGraph: tool groups and workflow states
+
+TrustGraph filters tools by the request's **groups** and the workflow **state**; a
+successful call moves the workflow to the tool's `state`. Here the ReAct agent is stepped
+through the workflow cell by cell, then with the stepper widget, and three places where the
+source document's own examples contradict its rule are shown.
+"""),
+    py('''
+%load_ext toolkit
+proj = %tk load ../toolkit/examples/trustgraph
+%tk connect --timeout 30
+'''),
+    py("%tk matrix --groups '*' --states undefined,analysis,results --reasons"),
+    md("## Cell by cell\n\nStart with every group, in state `undefined`:"),
+    py('''
+s = %tk start react-agent --groups '*'
+s.state, sorted(s.allowed)
+'''),
+    py('''
+%tk call knowledge-query {"query": "Acme"}
+s.state, sorted(s.allowed)
+'''),
+    py('''
+%tk call complex-analysis {"analysis": "summary"}
+s.state, sorted(s.allowed)
+'''),
+    py('''
+%tk call reset-workflow
+s.state, sorted(s.allowed)
+'''),
+    md("""
+## Where the source contradicts its own rule
+
+**1. "undefined allows all tools" (prose) vs the filtering formula.** The formula applies
+`available_in_states` in `undefined` too, so `graph-update` (analysis, modification) is not
+available there, even with groups `["*"]`. The rule wins:
+"""),
+    py("%tk explain react-agent graph-update --groups '*' --state undefined"),
+    md("""
+**2. The analysis-phase example** lists `reset-workflow` for groups
+`[advanced, compute, write]`, but the tool's only group is `admin`, which is not requested:
+"""),
+    py("%tk explain react-agent reset-workflow --groups advanced,compute,write --state analysis"),
+    md("""
+**3. The end-to-end workflow** runs with groups `[knowledge, compute]` and ends with
+`reset-workflow`, which its own group rule blocks. Run it for real:
+"""),
+    py('''
+e2e = %tk start react-agent --groups knowledge,compute
+%tk call knowledge-query {"query": "Acme"}
+%tk call complex-analysis {"analysis": "degree_centrality", "top_k": 3}
+print(e2e.state, sorted(e2e.allowed))
+try:
+    %tk call reset-workflow
+except Exception as exc:
+    print(type(exc).__name__, exc)  # blocked: reads exactly like an unknown tool
+'''),
+    py("%tk explain react-agent reset-workflow --groups knowledge,compute --state results"),
+    md("""
+## The stepper
+
+The tools available now are buttons; a click calls the tool with the JSON arguments
+next to it, shows the result, applies the state transition and re-renders.
+"""),
+    py('''
+from toolkit.notebook import WorkflowStepper
+stepper = WorkflowStepper(proj.start("react-agent", groups=["*"]),
+                          args={"knowledge-query": {"query": "Acme"}})
+stepper
+'''),
+    md("The same step from code (what a click does), and the audit trail it leaves:"),
+    py('''
+stepper.click("knowledge-query")
+stepper.session.state
+'''),
+    py('''
+from toolkit.notebook import AuditView
+AuditView(proj)
+'''),
+]
+
+NOTEBOOKS["04-spawn-hierarchy"] = [
+    md("""
+# Spawn hierarchies: Emergent depth rules and mux inheritance, side by side
+
+* **Emergent**: a sub-agent keeps the coordination tools (`spawn_agents`,
+  `list_available_agents`) only by listing them by exact name, and loses them at
+  `max_depth` (2).
+* **mux**: a child with no `AllowedTools` inherits its parent's tools, deny rules
+  accumulate down the tree, and a child naming a tool its parent lacks is an error.
+"""),
+    py('''
+import pandas as pd
+import toolkit as tk
+
+emergent = tk.load("../toolkit/examples/emergent")
+mux = tk.load("../toolkit/examples/mux")
+
+def tree_rows(system, *sessions):
+    return [{"system": system, "session": s.id, "depth": s.depth,
+             "tools": ", ".join(sorted(s.allowed)),
+             "stripped": "; ".join(f"{t}: {why}" for t, why in sorted(s.resolution.stripped.items()))}
+            for s in sessions]
+'''),
+    py('''
+root = emergent.start("orchestrator")
+child = root.spawn("orchestrator")           # "*" is not an exact name: stripped
+delegator = root.spawn("delegator")          # lists spawn_agents by name: kept at depth 1
+grandchild = delegator.spawn("delegator")    # depth 2 = max_depth: stripped
+
+m_root = mux.start("orchestrator")
+coder = m_root.spawn("coder")
+tester = coder.spawn("tester")               # no AllowedTools: inherits coder's, and its deny
+
+side_by_side = pd.DataFrame(tree_rows("emergent", root, child, delegator, grandchild)
+                            + tree_rows("mux", m_root, coder, tester))
+side_by_side.set_index(["system", "session"])
+'''),
+    md("Why, step by step: the deny on `rm_rf` written in `coder.yaml` reaches the tester."),
+    py('mux.explain("tester", "rm_rf", parent=coder)'),
+    py('emergent.explain("delegator", "spawn_agents", parent=delegator)'),
+    md("Under mux, naming a tool the parent lacks is an error (Emergent would drop it with a warning):"),
+    py('''
+try:
+    mux.start("researcher").spawn("coder")
+except tk.SpawnError as exc:
+    print(exc)
+'''),
+    md("The spawn tree widget: pick a node and an agent, spawn, and see each node's tools and what was stripped, and why."),
+    py('''
+from toolkit.notebook import SpawnTree
+tree = SpawnTree(emergent.start("orchestrator"))
+tree.spawn(tree.root.id, "delegator")
+tree
+'''),
+    py("emergent.close(); mux.close()"),
+]
+
+NOTEBOOKS["05-policy-debugging"] = [
+    md("""
+# Policy debugging: explain, preset differences, replaying a transcript
+
+Ad hoc questions about a policy: why was this call blocked, where do the source systems'
+semantics disagree, and which calls of a recorded session would a policy block?
+"""),
+    py('''
+import json
+import pandas as pd
+import toolkit as tk
+%load_ext toolkit
+proj = %tk load ../toolkit/examples/trustgraph
+'''),
+    md("`explain` names the deciding step and the file and line of the rule behind it:"),
+    py('''
+d = proj.explain("react-agent", "reset-workflow", groups=["knowledge", "compute"], state="results")
+d.allowed, d.effect, d.reason, d.rule.file, d.rule.line
+'''),
+    md("## Where presets disagree\n\nOne row per (tool, agent) whose deciding step differs between presets:"),
+    py('proj.preset_diff(groups=["*"], state="analysis")'),
+    md("""
+## Replay a recorded transcript
+
+`05-transcript.jsonl` records six tool calls of a ReAct session with groups
+`[knowledge, compute]`. Replay them against the policy: the workflow state follows each
+allowed call, exactly as a live session's would.
+"""),
+    py('''
+def replay(policy, path, preset=None):
+    rows, state = [], "undefined"
+    for line in open(path):
+        call = json.loads(line)
+        d = policy.explain(call["agent"], call["tool"], groups=call["groups"], state=state,
+                           preset=preset)
+        rows.append({"seq": call["seq"], "tool": call["tool"], "state": state,
+                     "allowed": d.allowed, "reason": d.reason, "rule": d.rule.where if d.rule.file else ""})
+        if d.allowed and policy.tools[d.canonical].state:
+            state = policy.tools[d.canonical].state
+    return pd.DataFrame(rows).set_index("seq")
+
+replay(proj, "05-transcript.jsonl")
+'''),
+    md("The same transcript under the `strict` preset (an omitted allow list then grants nothing):"),
+    py('replay(proj, "05-transcript.jsonl", preset="strict")["allowed"].value_counts()'),
+    md("""
+## Try a fix in a cell
+
+`%%tk agent` defines an agent from the cell body (front matter, then its prompt); re-running
+the cell replaces it. Here: an analyst allowed everything but `reset-workflow`.
+"""),
+    py('''
+%%tk agent
+---
+name: analyst
+description: ReAct without the admin reset.
+disallowedTools: [reset-workflow]
+---
+Analyse the graph; never reset it.
+'''),
+    py('''
+%tk matrix --agents react-agent,analyst --groups '*' --state results --reasons
+'''),
+    md("The matrix explorer: change the pickers, click a cell to see its explanation."),
+    py('''
+from toolkit.notebook import MatrixExplorer
+MatrixExplorer(proj, groups="knowledge,compute; *", states=["undefined", "analysis", "results"])
+'''),
+]
+
+NOTEBOOKS["06-agent-switching"] = [
+    md("""
+# work-agent: aliases, built-ins with policies, switching agents, teardown, health
+
+The work-agent example (VoltAgent-style `agent.json` files and a tool catalog) uses
+connection scope `agent`: switching agents waits for in-flight calls, tears down the
+previous agent's MCP connections and starts fresh ones. We work on a copy in a temporary
+folder, with a `workspace/` for the file built-ins.
+"""),
+    py('''
+import shutil, tempfile
+from pathlib import Path
+import toolkit as tk
+
+root = Path(tempfile.mkdtemp(prefix="toolkit-06-")) / "work-agent"
+shutil.copytree("../toolkit/examples/work-agent", root)
+(root / "workspace").mkdir()
+(root / "workspace" / "notes.txt").write_text("remember the milk\\n")
+%load_ext toolkit
+proj = %tk load {root}
+%tk agents
+'''),
+    md("Aliases: the coder's `read` reaches `@files/read_file` (once the `files` server is connected)."),
+    py('''
+%tk connect --timeout 30
+%tk explain coder read
+'''),
+    md("## Built-ins with policies\n\n`fs_read` may read inside `./workspace` only; `shell_exec` runs allow-listed commands without a shell."),
+    py('''
+coder = %tk start coder
+print(coder.call("fs_read", {"path": "workspace/notes.txt"}).text)
+print(coder.call("shell_exec", {"command": ["echo", "hello from a built-in"]}).text)
+'''),
+    py('''
+outside = coder.call("fs_read", {"path": "/etc/hostname"})
+refused = coder.call("shell_exec", {"command": "rm -rf workspace"})
+outside.is_error, outside.text, refused.is_error, refused.text
+'''),
+    md("## Switching agents\n\n`proj.switch` tears the coder down (its connections closed) and starts the reviewer with fresh ones."),
+    py('''
+reviewer = proj.switch("reviewer")
+reviewer, coder.closed
+'''),
+    md("The reviewer's `autoApprove` lists only `fs_read`: `shell_exec` needs approval first."),
+    py('''
+proj.approval = lambda tool, args: tool == "shell_exec" and args.get("command") == ["ls", "workspace"]
+print(reviewer.call("shell_exec", {"command": ["ls", "workspace"]}).text)
+'''),
+    md("## Health and teardown"),
+    py('''
+proj.ping("files"), proj.servers[["state", "tools", "health", "latency_ms"]]
+'''),
+    py('%tk audit --event teardown'),
+    py('''
+from toolkit.notebook import ServerPanel
+ServerPanel(proj)
+'''),
+    py("proj.close()"),
+]
+
+
+def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:
+    nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
+                             for kind, src in cells],
+                      metadata={"kernelspec": KERNEL,
+                                "language_info": {"name": "python"}})
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{name[:2]}-{i:02d}"  # stable ids: rebuilding changes nothing
+    return nb
+
+
+def main() -> int:
+    for name, cells in NOTEBOOKS.items():
+        nb = build(name, cells)
+        nbformat.validate(nb)
+        nbformat.write(nb, HERE / f"{name}.ipynb")
+    print(f"wrote {len(NOTEBOOKS)} notebooks to {HERE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

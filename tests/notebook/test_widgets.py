@@ -1,0 +1,166 @@
+"""Widgets without a browser: set state, simulate clicks, assert what changed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import toolkit as tk
+from toolkit.notebook import AuditView, MatrixExplorer, ServerPanel, SpawnTree, WorkflowStepper
+from toolkit.notebook.widgets.stepper import example_args
+
+EXAMPLES = Path(tk.__file__).parent / "examples"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture
+def trustgraph() -> Iterator[tk.Project]:
+    with tk.load(EXAMPLES / "trustgraph") as proj:
+        yield proj
+
+
+def html_of(out: object) -> str:
+    return "".join(o.get("data", {}).get("text/html", o.get("text", ""))
+                   for o in out.outputs)  # type: ignore[attr-defined]
+
+
+def test_matrix_explorer_updates_with_pickers_and_explains_clicked_cells(
+        trustgraph: tk.Project) -> None:
+    ex = MatrixExplorer(trustgraph, groups="read-only; *", states=["undefined", "analysis"])
+    assert len(ex.columns) == 4
+    assert ex.cells[("graph-update", 3)].description == "✓"  # *, analysis
+    assert ex.cells[("graph-update", 2)].description == "· state"  # *, undefined
+    ex.cells[("graph-update", 2)].click()
+    assert ex.decision is not None and ex.decision.reason == "state"
+    assert "tools.yaml:16" in html_of(ex.explanation)
+    ex.states.value = ("results",)
+    assert len(ex.columns) == 2 and ex.columns[1]["state"] == "results"
+    assert ex.cells[("reset-workflow", 1)].description == "✓"
+    ex.groups.value = "knowledge,compute"
+    assert ex.cells[("reset-workflow", 0)].description == "· group"
+    ex.presets.value = ("trustgraph", "strict")
+    assert {c["preset"] for c in ex.columns} == {"trustgraph", "strict"}
+    bundle = ex._repr_mimebundle_()
+    assert {"text/plain", "text/html", WIDGET_VIEW} <= set(bundle)
+    assert "reset-workflow" in bundle["text/html"]
+
+
+def test_matrix_explorer_shows_errors_in_its_output(trustgraph: tk.Project) -> None:
+    ex = MatrixExplorer(trustgraph)
+    ex.reporting(lambda: trustgraph.explain("nobody", "x"))()
+    assert "UnknownAgentError: unknown agent 'nobody'" in ex.messages.outputs[0]["text"]
+
+
+def test_stepper_walks_the_trustgraph_workflow(trustgraph: tk.Project) -> None:
+    trustgraph.connect(timeout=30)
+    session = trustgraph.start("react-agent", groups=["*"])
+    st = WorkflowStepper(session, args={"knowledge-query": {"query": "Acme"}})
+    assert set(st.buttons) == {"knowledge-query", "text-completion"}
+    assert "state undefined" in st.state_label.value
+    st.buttons["knowledge-query"].click()
+    assert session.state == "analysis" and "state analysis" in st.state_label.value
+    assert set(st.buttons) == {"complex-analysis", "graph-update", "reset-workflow",
+                               "text-completion"}
+    assert "Acme Robotics" in st.result.outputs[0]["data"]["text/plain"]
+    assert json.loads(st.arg_boxes["complex-analysis"].value) == {"analysis": "summary",
+                                                                  "top_k": 5}
+    st.buttons["complex-analysis"].click()
+    assert session.state == "results"
+    st.arg_boxes["text-completion"].value = "not json"
+    st.buttons["text-completion"].click()
+    assert "not JSON" in st.messages.outputs[0]["text"]
+    st.buttons["reset-workflow"].click()
+    assert session.state == "undefined"
+    assert [h["to"] for h in st.history] == ["analysis", "results", "undefined"]
+    assert "reset-workflow" in st.history_view.value
+    assert "results → undefined" in st._repr_mimebundle_()["text/html"] or \
+        "results" in st.static_html()
+
+
+def test_stepper_escapes_untrusted_tool_text(write: object) -> None:
+    evil = "<img src=x onerror=alert(1)>"
+    root = write({"tools.yaml": f"tool:\n  t1:\n    description: '{evil}'\n",  # type: ignore[operator]
+                  "agents/a.md": "---\nname: a\ntools: [t1]\n---\n"})
+    with tk.load(root) as proj:
+        st = WorkflowStepper(proj.start("a"))
+        st.history.append({"tool": evil, "args": {"x": evil}, "from": "a", "to": "b",
+                           "outcome": evil})
+        st.render()
+        assert "<img" not in st.history_view.value and "&lt;img" in st.history_view.value
+        assert "<img" not in st.static_html()
+        ex = MatrixExplorer(proj)
+        ex.cells[("t1", 0)].click()
+        assert "<img" not in ex.static_html() and "<img" not in html_of(ex.explanation)
+
+
+def test_example_args_from_schema() -> None:
+    tool = tk.Tool(name="t", input_schema={
+        "type": "object", "required": ["q", "n", "mode"],
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer"},
+                       "mode": {"type": "string", "enum": ["a", "b"]},
+                       "limit": {"type": "integer", "default": 10},
+                       "opt": {"type": ["string", "null"], "default": None}}})
+    assert example_args(tool) == {"q": "", "n": 0, "mode": "a", "limit": 10}
+
+
+def test_spawn_tree_shows_stripped_coordination_tools() -> None:
+    with tk.load(EXAMPLES / "emergent") as proj:
+        tree = SpawnTree(proj.start("orchestrator"))
+        child = tree.spawn("orchestrator", "orchestrator")
+        assert child.depth == 1 and tree.node_picker.value == child.id
+        assert "spawn_agents" in child.resolution.stripped
+        assert "stripped spawn_agents" in tree.details.outputs[1]["data"]["text/plain"]
+        tree.node_picker.value = "orchestrator"
+        tree.agent_picker.value = "graph-researcher"
+        tree.spawn_button.click()
+        assert [n.id for n in tree.nodes()] == ["orchestrator", "orchestrator.orchestrator",
+                                                "orchestrator.graph-researcher"]
+        assert "orchestrator.graph-researcher" in tree.tree_view.value
+        tree.groups_box.value = "no-such-group"
+        tree.spawn_button.click()  # narrowing to a group is allowed under '*'
+        assert "stripped" in tree.static_text()
+
+
+def test_spawn_tree_reports_spawn_errors() -> None:
+    with tk.load(EXAMPLES / "mux") as proj:
+        tree = SpawnTree(proj.start("researcher"))
+        tree.agent_picker.value = "coder"  # names write_file, bash: the researcher lacks them
+        tree.spawn_button.click()
+        assert "SpawnError" in tree.messages.outputs[0]["text"]
+        assert [n.id for n in tree.nodes()] == ["researcher"]
+
+
+def test_server_panel_lights_and_logs(write: object) -> None:
+    config = {"mcpServers": {
+        "good": {"command": "python", "args": ["-m", "toolkit.examples.demo_server"]},
+        "bad": {"command": "python", "args": ["-c", "import sys; sys.stderr.write('boom\\n'); "
+                                                    "sys.exit(3)"]}}}
+    root = write({".mcp.json": json.dumps(config),  # type: ignore[operator]
+                  "agents/a.md": "---\nname: a\ntools: ['@good/*']\n---\n"})
+    with tk.load(root) as proj:
+        panel = ServerPanel(proj, timeout=20)
+        assert panel.lights == {"good": "grey", "bad": "grey"}
+        panel.connect_button.click()
+        assert panel.lights == {"good": "green", "bad": "red"}
+        assert panel.logs.titles == ("good", "bad")
+        assert "boom" in panel.logs.children[1].value
+        assert "tool(s)" in panel.rows.children[0].children[1].value
+        panel.ping_button.click()
+        assert panel.lights["good"] == "green"
+        assert "●" in panel._repr_mimebundle_()["text/html"]
+
+
+def test_audit_view_filters(trustgraph: tk.Project) -> None:
+    session = trustgraph.start("react-agent", groups=["*"])
+    session.spawn("react-agent", groups=["read-only"])
+    view = AuditView(trustgraph)
+    assert {"resolve", "spawn"} <= set(view.event.options)
+    view.event.value = "spawn"
+    assert list(view.table["agent_id"]) == ["react-agent.react-agent"]  # type: ignore[index]
+    view.event.value = "(all)"
+    view.agent.value = "react-agent"
+    assert set(view.table["agent_id"]) == {"react-agent"}  # type: ignore[index]
+    assert "Audit log" in view._repr_mimebundle_()["text/plain"]

@@ -1,0 +1,77 @@
+"""Audit log view: the project's audit trail, filtered by event and session."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .base import View, esc, frame_html, frame_text, show
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...runtime.project import Project
+
+__all__ = ["AuditView"]
+
+ALL = "(all)"
+COLUMNS = ["time", "event", "agent_id", "tool", "state", "outcome", "reason", "from", "to"]
+
+
+class AuditView(View):
+    """Every resolve, call, block, approval, transition, spawn and teardown.
+
+    >>> # view = AuditView(proj); view.event.value = "call"; view.table
+    """
+
+    def __init__(self, project: Project, tail: int = 50) -> None:
+        self.project = project
+        self.event = w.Dropdown(options=[ALL], value=ALL, description="event")
+        self.agent = w.Dropdown(options=[ALL], value=ALL, description="session")
+        self.tail = w.BoundedIntText(value=tail, min=1, max=100_000, description="last")
+        self.refresh_button = w.Button(description="refresh")
+        self.output = w.Output()
+        self.messages = w.Output()
+        self.table: pd.DataFrame | None = None
+        for control in (self.event, self.agent, self.tail):
+            control.observe(self.reporting(self._changed), names="value")
+        self.refresh_button.on_click(self.reporting(lambda _b: self.refresh()))
+        controls = w.HBox([self.event, self.agent, self.tail, self.refresh_button])
+        self.widget = w.VBox([controls, self.messages, self.output])
+        self.widget.add_class("toolkit-audit")
+        self.refresh()
+
+    def _changed(self, change: dict[str, Any]) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the audit trail and apply the filters."""
+        frame = self.project.audit
+        if len(frame):
+            self._options(self.event, frame["event"])
+            self._options(self.agent, frame["agent_id"])
+        if self.event.value != ALL:
+            frame = frame[frame["event"] == self.event.value]
+        if self.agent.value != ALL:
+            frame = frame[frame["agent_id"] == self.agent.value]
+        columns = [c for c in COLUMNS if c in frame.columns]
+        self.table = frame[columns].tail(self.tail.value) if columns else frame
+        show(self.output, self.table)
+
+    @staticmethod
+    def _options(picker: w.Dropdown, values: Any) -> None:
+        options = [ALL, *sorted({str(v) for v in values.dropna()})]
+        if list(picker.options) != options:
+            current = picker.value
+            with picker.hold_trait_notifications():
+                picker.options = options
+                picker.value = current if current in options else ALL
+
+    def static_html(self) -> str:
+        return (f"<p><b>Audit log</b> <small>event {esc(self.event.value)}, session "
+                f"{esc(self.agent.value)}</small></p>" + (frame_html(self.table)
+                                                         if self.table is not None else ""))
+
+    def static_text(self) -> str:
+        return "Audit log\n" + (frame_text(self.table) if self.table is not None else "")

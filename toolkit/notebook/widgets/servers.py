@@ -1,0 +1,111 @@
+"""Server panel: a status light per MCP server, its tool count, and its stderr."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .base import View, esc, frame_html, frame_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...runtime.project import Project
+
+__all__ = ["ServerPanel", "light"]
+
+_COLOURS = {"green": "#1a7f37", "yellow": "#bf8700", "red": "#cf222e", "grey": "#8c959f"}
+
+
+def light(row: Mapping[str, Any]) -> str:
+    """A server's light: its health when checked, else from its state."""
+    health = row.get("health")
+    if isinstance(health, str) and health in _COLOURS:
+        return health
+    state = row.get("state")
+    return {"connected": "green", "connecting": "yellow", "configured": "grey"}.get(
+        str(state), "red")
+
+
+class ServerPanel(View):
+    """Every configured MCP server: light, state, tool count, last error, stderr.
+
+    >>> # panel = ServerPanel(proj); panel.connect(); panel.lights  -> {"trustgraph": "green"}
+    """
+
+    def __init__(self, project: Project, timeout: float | None = None) -> None:
+        self.project = project
+        self.timeout = timeout
+        self.rows = w.VBox()
+        self.logs = w.Accordion()
+        self.messages = w.Output()
+        self.connect_button = w.Button(description="connect", button_style="primary")
+        self.refresh_button = w.Button(description="refresh")
+        self.ping_button = w.Button(description="ping all")
+        self.connect_button.on_click(self.reporting(lambda _b: self.connect()))
+        self.refresh_button.on_click(self.reporting(lambda _b: self.refresh()))
+        self.ping_button.on_click(self.reporting(lambda _b: self.ping()))
+        self.lights: dict[str, str] = {}
+        self.status: pd.DataFrame | None = None
+        buttons = w.HBox([self.connect_button, self.refresh_button, self.ping_button])
+        self.widget = w.VBox([buttons, self.messages, self.rows, w.Label("stderr"), self.logs])
+        self.widget.add_class("toolkit-server-panel")
+        self.refresh()
+
+    def connect(self) -> None:
+        """Connect every configured server (what the button does), then refresh."""
+        self.project.connect(timeout=self.timeout)
+        self.refresh()
+
+    def ping(self) -> None:
+        """Ping every connected server, then refresh."""
+        for name, colour in list(self.lights.items()):
+            if colour != "grey" and self.status is not None and \
+                    self.status.loc[name, "state"] == "connected":
+                self.project.ping(name)
+        self.refresh()
+
+    def _log(self, name: str) -> str:
+        try:
+            return self.project.server_log(name) or "(nothing written)"
+        except Exception as exc:  # a server that never started has no log yet
+            return f"(no log: {exc})"
+
+    def refresh(self) -> None:
+        """Re-read the servers' status and logs."""
+        status = self.project.servers
+        self.status = status
+        rows, logs, titles = [], [], []
+        self.lights = {}
+        for name, row in status.iterrows():
+            colour = light({str(k): v for k, v in row.items()})
+            self.lights[str(name)] = colour
+            dot = w.HTML(f"<span style='color:{_COLOURS[colour]};font-size:1.3em' "
+                         f"title='{esc(colour)}'>●</span>")
+            error = row.get("last_error")
+            text = (f"{name} · {row.get('transport')} · {row.get('state')} · "
+                    f"{row.get('tools')} tool(s)" + (f" · {error}" if isinstance(error, str)
+                                                     and error else ""))
+            label = w.Label(text)
+            label.add_class(f"toolkit-server-{colour}")
+            rows.append(w.HBox([dot, label]))
+            logs.append(w.Textarea(value=self._log(str(name)), disabled=True,
+                                   layout=w.Layout(width="100%", height="8em")))
+            titles.append(str(name))
+        self.rows.children = tuple(rows) or (w.Label("No servers configured."),)
+        self.logs.children = tuple(logs)
+        self.logs.titles = tuple(titles)
+
+    def static_html(self) -> str:
+        if self.status is None:
+            return "<p>No servers.</p>"
+        dots = " ".join(f"<span style='color:{_COLOURS[c]}'>●</span> {esc(n)}"
+                        for n, c in self.lights.items())
+        return f"<p>{dots}</p>{frame_html(self.status)}"
+
+    def static_text(self) -> str:
+        lights = ", ".join(f"{n}: {c}" for n, c in self.lights.items())
+        return f"servers ({lights})\n" + (frame_text(self.status) if self.status is not None
+                                          else "")

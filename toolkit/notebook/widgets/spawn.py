@@ -1,0 +1,116 @@
+"""Spawn tree: spawn children anywhere; see each node's tools, what was stripped and why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from ..views import HTMLView
+from .base import View, esc, show
+
+if TYPE_CHECKING:
+    from ...runtime.session import Session
+
+__all__ = ["SpawnTree"]
+
+
+class SpawnTree(View):
+    """The spawn tree under a root session.
+
+    >>> # tree = SpawnTree(proj.start("orchestrator"))
+    >>> # child = tree.spawn("orchestrator", "graph-researcher"); tree.select(child.id)
+    """
+
+    def __init__(self, root: Session) -> None:
+        self.root = root
+        project = root.project
+        self.node_picker = w.Dropdown(description="node")
+        self.agent_picker = w.Dropdown(options=list(project.agents), description="agent")
+        self.groups_box = w.Text(description="groups", placeholder="blank: inherit the parent's")
+        self.spawn_button = w.Button(description="spawn child", button_style="primary")
+        self.spawn_button.add_class("toolkit-spawn-button")
+        self.tree_view = w.HTML()
+        self.details = w.Output()
+        self.messages = w.Output()
+        self.spawn_button.on_click(self.reporting(lambda _b: self._spawn_clicked()))
+        self.node_picker.observe(self.reporting(self._picked), names="value")
+        controls = w.HBox([self.node_picker, self.agent_picker, self.groups_box, self.spawn_button])
+        self.widget = w.VBox([controls, self.messages, self.tree_view, self.details])
+        self.widget.add_class("toolkit-spawn-tree")
+        self.render()
+        self.select(root.id)
+
+    def nodes(self) -> list[Session]:
+        """Every session of the tree, depth first."""
+        out: list[Session] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
+    def node(self, node_id: str) -> Session:
+        """The session ``node_id`` of the tree."""
+        for n in self.nodes():
+            if n.id == node_id:
+                return n
+        raise KeyError(f"no node {node_id!r} in the tree")
+
+    def spawn(self, parent_id: str, agent: str, groups: Any = None) -> Session:
+        """Spawn ``agent`` under node ``parent_id`` (what the button does) and select it."""
+        child = self.node(parent_id).spawn(agent, groups=groups)
+        self.render()
+        self.select(child.id)
+        return child
+
+    def _spawn_clicked(self) -> None:
+        text = self.groups_box.value.strip()
+        groups = [g.strip() for g in text.split(",") if g.strip()] if text else None
+        self.spawn(self.node_picker.value, self.agent_picker.value, groups)
+
+    def select(self, node_id: str) -> None:
+        """Show node ``node_id``'s tools, what was stripped or filtered and why."""
+        self.node_picker.value = node_id
+        self._show(node_id)
+
+    def _picked(self, change: dict[str, Any]) -> None:
+        if change["new"]:
+            self._show(change["new"])
+
+    def _show(self, node_id: str) -> None:
+        node = self.node(node_id)
+        r = node.resolution
+        stripped = "".join(f"<li><code>{esc(t)}</code>: {esc(why)}</li>"
+                           for t, why in sorted(r.stripped.items()))
+        html = (f"<p><b>{esc(node.id)}</b> (agent {esc(node.agent)}, depth {node.depth})</p>"
+                + (f"<p>Stripped:</p><ul>{stripped}</ul>" if stripped else "<p>Nothing stripped."
+                                                                          "</p>"))
+        text = "\n".join(f"stripped {t}: {why}" for t, why in sorted(r.stripped.items()))
+        show(self.details, node, HTMLView(html, text or "nothing stripped"))
+
+    def render(self) -> None:
+        """Redraw the tree and the node picker."""
+        nodes = self.nodes()
+        self.node_picker.options = [n.id for n in nodes]
+        self.tree_view.value = self.static_html()
+
+    def _line(self, node: Session) -> str:
+        r = node.resolution
+        tools = ", ".join(sorted(r.allowed)) or "(none)"
+        extra = f"; stripped: {', '.join(sorted(r.stripped))}" if r.stripped else ""
+        return f"{node.id} (depth {node.depth}): {tools}{extra}"
+
+    def static_html(self) -> str:
+        items = "".join(
+            f"<li style='margin-left:{1.5 * n.depth}em'><code>{esc(n.id)}</code> "
+            f"<small>depth {n.depth}</small>: {esc(', '.join(sorted(n.allowed)) or '(none)')}"
+            + (" <small style='color:#cf222e'>stripped: "
+               f"{esc(', '.join(sorted(n.resolution.stripped)))}</small>"
+               if n.resolution.stripped else "") + "</li>"
+            for n in self.nodes())
+        return f"<div class='toolkit-spawn-tree'><ul style='list-style:none'>{items}</ul></div>"
+
+    def static_text(self) -> str:
+        return "\n".join("  " * n.depth + self._line(n) for n in self.nodes())

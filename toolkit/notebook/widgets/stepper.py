@@ -1,0 +1,150 @@
+"""Workflow stepper: the tools available now as buttons; a click calls, transitions, re-renders."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .base import View, esc, show
+
+if TYPE_CHECKING:
+    from ...core.models import Tool
+    from ...runtime.builtins import CallResult
+    from ...runtime.session import Session
+
+__all__ = ["WorkflowStepper", "example_args"]
+
+_PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [],
+                "object": {}}
+
+
+def example_args(tool: Tool) -> dict[str, Any]:
+    """Arguments to prefill: each property's default, and a placeholder for required ones."""
+    schema = tool.input_schema or {}
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    out: dict[str, Any] = {}
+    for name, prop in props.items():
+        if not isinstance(prop, dict):
+            continue
+        if prop.get("default") is not None:
+            out[name] = prop["default"]
+        elif name in required:
+            kind = prop.get("type")
+            if isinstance(kind, list):
+                kind = next((k for k in kind if k != "null"), "string")
+            if prop.get("enum"):
+                out[name] = prop["enum"][0]
+            else:
+                out[name] = _PLACEHOLDER.get(str(kind), "")
+    return out
+
+
+class WorkflowStepper(View):
+    """Step a session through its workflow: one button per tool it may call now.
+
+    A click calls the tool with the JSON arguments next to it, shows the
+    result, applies the tool's state transition and re-renders the buttons;
+    every step is listed in the history below.
+
+    >>> # st = WorkflowStepper(session, args={"knowledge-query": {"query": "Acme"}})
+    >>> # st.click("knowledge-query"); st.session.state  -> "analysis"
+    """
+
+    def __init__(self, session: Session, args: Mapping[str, Mapping[str, Any]] | None = None
+                 ) -> None:
+        self.session = session
+        self.preset_args = {k: dict(v) for k, v in (args or {}).items()}
+        self.state_label = w.Label()
+        self.state_label.add_class("toolkit-stepper-state")
+        self.tools_box = w.VBox()
+        self.result = w.Output(layout=w.Layout(max_height="14em", overflow="auto",
+                                               border="1px solid #d0d7de"))
+        self.result.add_class("toolkit-stepper-result")
+        self.history_view = w.HTML()
+        self.messages = w.Output()
+        self.buttons: dict[str, w.Button] = {}
+        self.arg_boxes: dict[str, w.Text] = {}
+        self.history: list[dict[str, Any]] = []
+        self.last: CallResult | None = None
+        self.widget = w.VBox([self.state_label, self.tools_box, self.messages, self.result,
+                              w.Label("History"), self.history_view])
+        self.widget.add_class("toolkit-stepper")
+        self.render()
+
+    def render(self) -> None:
+        """Show the session's state and one row (button + JSON arguments) per allowed tool."""
+        s = self.session
+        self.state_label.value = (f"{s.id}: state {s.state} · groups {', '.join(s.groups)} · "
+                                  f"{len(s.allowed)} tool(s) available")
+        rows = []
+        self.buttons, self.arg_boxes = {}, {}
+        for name in sorted(s.allowed):
+            button = w.Button(description=name, tooltip=s.pool[name].description or name,
+                              layout=w.Layout(width="220px"),
+                              button_style="warning" if name in s.resolution.ask else "info")
+            button.add_class("toolkit-stepper-tool")
+            button.on_click(self.reporting(lambda _b, t=name: self.click(t)))
+            args = self.preset_args.get(name, example_args(s.pool[name]))
+            box = w.Text(value=json.dumps(args), layout=w.Layout(width="420px"),
+                         description="args", tooltip="JSON object of arguments")
+            self.buttons[name], self.arg_boxes[name] = button, box
+            rows.append(w.HBox([button, box]))
+        if not rows:
+            rows.append(w.Label("No tool is available in this state."))
+        self.tools_box.children = tuple(rows)
+        self.history_view.value = self._history_html()
+
+    def click(self, tool: str) -> CallResult:
+        """Call ``tool`` (what its button does); an error is shown and raised."""
+        raw = self.arg_boxes[tool].value if tool in self.arg_boxes else "{}"
+        try:
+            args = json.loads(raw or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"arguments for {tool} are not JSON: {exc}") from None
+        if not isinstance(args, dict):
+            raise ValueError(f"arguments for {tool} must be a JSON object")
+        before = self.session.state
+        step: dict[str, Any] = {"tool": tool, "args": args, "from": before}
+        try:
+            result = self.session.call(tool, args)
+        except Exception as exc:
+            step.update(to=self.session.state, outcome=f"{type(exc).__name__}: {exc}")
+            self.history.append(step)
+            self.render()
+            raise
+        self.last = result
+        step.update(to=self.session.state, outcome="error" if result.is_error else "ok")
+        self.history.append(step)
+        self.preset_args[tool] = args  # keep what the user typed for the next time
+        show(self.result, f"{tool} → {'error' if result.is_error else 'ok'}\n{result.text}")
+        self.render()
+        return result
+
+    def _history_html(self) -> str:
+        if not self.history:
+            return "<p><small>No calls yet.</small></p>"
+        rows = "".join(
+            f"<tr><td>{i}</td><td><code>{esc(h['tool'])}</code></td>"
+            f"<td><code>{esc(json.dumps(h['args']))}</code></td><td>{esc(h['outcome'])}</td>"
+            f"<td>{esc(h['from'])} → {esc(h['to'])}</td></tr>"
+            for i, h in enumerate(self.history, 1))
+        return ("<table class='toolkit-stepper-history'><thead><tr><th>#</th><th>tool</th>"
+                "<th>args</th><th>outcome</th><th>state</th></tr></thead>"
+                f"<tbody>{rows}</tbody></table>")
+
+    def static_html(self) -> str:
+        s = self.session
+        tools = ", ".join(f"<code>{esc(t)}</code>" for t in sorted(s.allowed)) or "(none)"
+        return (f"<div class='toolkit-stepper'><p><b>{esc(s.id)}</b>: state "
+                f"<b>{esc(s.state)}</b>; available now: {tools}</p>{self._history_html()}</div>")
+
+    def static_text(self) -> str:
+        s = self.session
+        lines = [f"{s.id}: state {s.state}; available now: {', '.join(sorted(s.allowed))}"]
+        lines += [f"{i}. {h['tool']} {json.dumps(h['args'])}: {h['outcome']} "
+                  f"({h['from']} -> {h['to']})" for i, h in enumerate(self.history, 1)]
+        return "\n".join(lines)
