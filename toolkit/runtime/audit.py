@@ -48,6 +48,10 @@ class AuditLog:
         for column in COLUMNS[2:]:
             entry[column] = fields.pop(column, None)
         entry.update(fields)
+        if self._file is None:  # in memory only: no serialisation on the hot path
+            with self._lock:
+                self._events.append(entry)
+            return entry
         line = json.dumps(entry, default=_jsonable, ensure_ascii=False) + "\n"
         with self._lock:
             self._events.append(entry)

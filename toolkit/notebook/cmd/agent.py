@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...core.loaders.frontmatter import read_agent
 from ._parser import MagicParser
 
 if TYPE_CHECKING:
@@ -28,6 +27,8 @@ def run(magics: ToolkitMagics, rest: str, cell: str | None) -> Resolution:
     """``proj.add_agent(...)``, validated like a loaded file; shows what the agent now gets."""
     args = PARSER.parse(magics.split(rest))
     project = magics.require_project()
+    from ...core.loaders.frontmatter import read_agent  # on first use: %load_ext stays cheap
+
     definition = read_agent((cell or "").strip("\n"), CELL_FILE)
     existing = project.agents.get(definition.name)
     replace = args.replace or (existing is not None and existing.file == CELL_FILE)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...runtime.project import Project, load
 from ._parser import MagicParser
 
 if TYPE_CHECKING:
+    from ...runtime.project import Project
     from ..magic import ToolkitMagics
 
 PARSER = MagicParser("load", "Load a project folder or one definition file.")
@@ -18,6 +18,8 @@ PARSER.add_argument("--connect", action="store_true", help="connect its MCP serv
 
 def run(magics: ToolkitMagics, rest: str, cell: str | None) -> Project:
     """Load ``path``; the previous project (its sessions and servers) is closed first."""
+    from ...runtime.project import load  # on first use: %load_ext stays cheap
+
     args = PARSER.parse(magics.split(rest))
     project = load(args.path, preset=args.preset or magics.preset)
     magics.close()

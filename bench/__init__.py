@@ -1,0 +1,1 @@
+"""Benchmarks of toolmatrix against the tools a user would otherwise pick (issue 5)."""

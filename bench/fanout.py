@@ -1,0 +1,112 @@
+"""Figure 3: connect to and list the tools of N stdio servers.
+
+The same servers (the demo server, ``mcp-server-time`` and, when node and npm
+are there, ``server-everything``) are started by: toolkit's ``proj.connect()``
+(concurrent), toolkit connecting them one at a time (sequential), and the
+peers in their own venvs: ``langchain-mcp-adapters``'
+``MultiServerMCPClient.get_tools()`` and the ``fastmcp`` multi-server
+``Client``. Each repetition runs every contender once, in rotating order;
+every contender times only connect + list (not its interpreter's start-up).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import ROOT, Row, interleaved, peer_python, run_json
+
+sys.path.insert(0, str(ROOT))  # tests.support: the shared server helpers
+
+
+def server_configs(n: int) -> dict[str, dict[str, Any]]:
+    """``.mcp.json`` entries of ``n`` stdio servers: demo, time and everything, in turn."""
+    from tests.support import procs
+
+    kinds: list[tuple[str, list[str]]] = [
+        ("demo", [sys.executable, "-m", "toolkit.examples.demo_server"]),
+        ("time", [str(Path(sys.executable).with_name("mcp-server-time"))]),
+    ]
+    if shutil.which("node") and (procs.EVERYTHING.exists() or shutil.which("npm")):
+        kinds.append(("everything", [procs.node(), str(procs.ensure_everything()), "stdio"]))
+    out = {}
+    for i in range(n):
+        kind, argv = kinds[i % len(kinds)]
+        out[f"{kind}{i}"] = {"command": argv[0], "args": argv[1:]}
+    return out
+
+
+def _project(configs: dict[str, dict[str, Any]]) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="bench-fanout-"))
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": configs}), encoding="utf-8")
+    (root / "toolkit.yaml").write_text("preset: claude-code\n", encoding="utf-8")
+    return root
+
+
+def ours(root: Path, *, sequential: bool) -> float:
+    """Seconds for toolkit to connect every server of ``root`` and list their tools."""
+    import toolkit as tk
+
+    proj = tk.load(root)
+    names = list(proj.server_configs)
+    try:
+        start = time.perf_counter()
+        if sequential:
+            for name in names:
+                proj.connect([name])
+        else:
+            proj.connect()
+        elapsed = time.perf_counter() - start
+        status = proj.servers
+        failed = status[status["state"] != "connected"]
+        if len(failed):
+            raise RuntimeError(f"servers failed to connect: {failed['last_error'].to_dict()}")
+        if (status["tools"] == 0).any():
+            raise RuntimeError("a server listed no tools")
+    finally:
+        proj.close()
+    return elapsed
+
+
+def measure(n_servers: int = 8, repeat: int = 5, *, peers: bool = True) -> list[Row]:
+    """Figure 3: one Row with our concurrent median, sequential and the peers' medians."""
+    configs = server_configs(n_servers)
+    root = _project(configs)
+    kinds = sorted({name.rstrip("0123456789") for name in configs})
+    funcs = {"concurrent": lambda: ours(root, sequential=False),
+             "sequential": lambda: ours(root, sequential=True)}
+    if peers:
+        for peer, script in (("langchain", "langchain_fanout.py"),
+                             ("fastmcp", "fastmcp_fanout.py")):
+            python = peer_python(peer)
+            assert python is not None
+
+            def run(python: Path = python, script: str = script) -> float:
+                out = run_json([str(python), str(ROOT / "bench" / "peers" / script)],
+                               {"servers": configs}, timeout=300)
+                if out["tools"] <= 0:
+                    raise RuntimeError(f"{script} listed no tools")
+                return float(out["seconds"])
+
+            funcs[peer] = run
+    ours(root, sequential=False)  # warm-up: imports, npm install, page cache
+    medians = interleaved(funcs, repeat)
+    concurrent = medians.pop("concurrent")
+    names = {"sequential": "toolkit sequential", "langchain": "langchain-mcp-adapters",
+             "fastmcp": "fastmcp"}
+    peers_out = {names[k]: v for k, v in medians.items()}
+    met = concurrent <= 0.5 * medians["sequential"]
+    if peers:
+        goal = all(concurrent <= v for k, v in medians.items() if k != "sequential")
+        note = ("peers' goal (ratio ≤ 1.0): " + ("met" if goal else "missed")
+                + "; langchain's get_tools() also closes its sessions inside the timing")
+    else:
+        note = "peers not run"
+    return [Row(f"3. Fan-out: connect + list tools of {n_servers} stdio servers "
+                f"({', '.join(kinds)})", concurrent, peers=peers_out,
+                target="≤ 0.5× sequential", met=met, note=note)]

@@ -1,0 +1,66 @@
+"""Smoke test of the benchmark harness: every figure at a tiny size, no timing asserted.
+
+The peer-venv comparisons (openai-agents, langchain-mcp-adapters, fastmcp) are
+left out: creating their venvs needs minutes of network. Every harness
+function still runs with toolmatrix's side, and the results table is written.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from bench import calls, fanout, imports, resolution
+from bench.gen import contexts, generate
+from bench.run import main, table
+
+
+def test_naive_loop_agrees_with_the_matrix(tmp_path: Path) -> None:
+    """The fnmatch comparison computes the same allowed pairs as toolkit."""
+    import toolkit as tk
+
+    gen = generate(tmp_path / "p", n_agents=12, n_tools=120)
+    proj = tk.load(gen.root)
+    groups, state = resolution.ONE_CONTEXT
+    assert resolution.ours_context(proj, groups, state) == resolution.naive_context(
+        gen, groups, state)
+    expanded = resolution.expanded(proj, groups, state)
+    assert set(expanded) == set(proj.agents)
+
+
+def test_resolution_rows(tmp_path: Path) -> None:
+    """Figures 1 and 2 at a tiny size produce their rows with values."""
+    scale = resolution.Scale(agents=10, tools=100, contexts=4, repeat=1, naive_repeat=1,
+                             new_tools=10)
+    rows = resolution.measure(scale, peers=False, workdir=tmp_path)
+    assert [r.figure.split(" ", 1)[0] for r in rows] == ["1.", "1a.", "1c.", "2."]
+    assert all(r.ours > 0 for r in rows)
+    assert len(contexts(4)[0]) * len(contexts(4)[1]) == 4
+
+
+@pytest.mark.slow
+def test_fanout_and_calls_rows() -> None:
+    """Figures 3 and 4 against real stdio servers, tiny."""
+    rows = fanout.measure(2, 1, peers=False)
+    assert rows[0].peers["toolkit sequential"] > 0
+    rows = calls.measure(10, 1)
+    assert len(rows) == 2
+    assert all(r.ours > 0 and r.peers["raw mcp call_tool"] > 0 for r in rows)
+
+
+def test_import_rows() -> None:
+    """Figure 5: import toolkit is measured; the load_ext row is a value or says n/a."""
+    rows = imports.measure(1)
+    assert rows[0].ours > 0
+    assert rows[1].ours > 0 or (math.isnan(rows[1].ours) and "n/a" in rows[1].note)
+    assert "| figure |" in table(rows)
+
+
+def test_command_writes_results(tmp_path: Path) -> None:
+    """``python -m bench --quick --no-peers`` writes the results file."""
+    out = tmp_path / "RESULTS.md"
+    assert main(["--quick", "--no-peers", "--only", "5", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "Machine:" in text and "| 5." in text
