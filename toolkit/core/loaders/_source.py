@@ -89,7 +89,13 @@ def read_text(path: Path, display: str) -> str:
 
 def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     """Parse one YAML document, recording lines (offset so line 1 is ``first_line``)."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # PyYAML's reader checks the characters here
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + first_line
+        raise DefinitionError(
+            f"character {exc.character!r} is not allowed in YAML; remove it, or write it as an "
+            "escape (\\x..) inside a double-quoted string", file=file, line=line) from None
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
