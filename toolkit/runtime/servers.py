@@ -13,7 +13,9 @@ Each server's stderr goes to its own log file (``proj.server_log(name)``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -50,6 +52,10 @@ if sys.platform.startswith("linux"):
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != int(os.environ.pop("TOOLKIT_HOST_PID", "0") or 0):
         sys.exit("toolkit launcher: host process already gone")
+_pid_file = os.environ.pop("TOOLKIT_PID_FILE", "")
+if _pid_file:
+    with open(_pid_file, "w") as _fh:  # the host kills this process group after the close
+        _fh.write(str(os.getpid()))
 try:
     os.execvp(sys.argv[1], sys.argv[1:])
 except OSError as exc:
@@ -195,13 +201,16 @@ class ServerConnection:
             log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
             command = sys.executable if config.command in ("python", "python3") else (
                 str(config.command))
-            env = {**config.env, "TOOLKIT_HOST_PID": str(os.getpid())}
+            pid_file = self.log_path.with_suffix(f".{id(self):x}.pid")
+            env = {**config.env, "TOOLKIT_HOST_PID": str(os.getpid()),
+                   "TOOLKIT_PID_FILE": str(pid_file)}
             if "PYTHONPATH" in os.environ and "PYTHONPATH" not in env:
                 env["PYTHONPATH"] = os.environ["PYTHONPATH"]
             cwd = (self.base_dir / config.cwd) if config.cwd else self.base_dir
             params = StdioServerParameters(
                 command=sys.executable, args=["-c", _LAUNCHER, command, *config.args],
                 env=env, cwd=str(cwd))
+            stack.callback(_kill_process_group, pid_file)  # runs after the client's own close
             streams = await stack.enter_async_context(stdio_client(params, errlog=log))
             return streams[0], streams[1]
         url = str(config.url)
@@ -247,7 +256,8 @@ class ServerConnection:
             self._list_changed.set()
         elif isinstance(root, Exception):
             self.manager.project.audit_log.record("server-failure", tool=None, outcome="warning",
-                                              reason=f"{self.name}: {_describe(root)}")
+                                                  reason=f"{self.name}: {_describe(root)}",
+                                                  server=self.name)
 
     async def _watch_list_changed(self, session: ClientSession) -> None:
         while True:
@@ -291,13 +301,24 @@ class ServerConnection:
         else:
             self.missed_pings = 0
             self.latency_ms = elapsed * 1000
+        before = self.health
         if self.missed_pings >= 2:
             self.health = "red"
         elif self.missed_pings == 1 or elapsed >= slow:
             self.health = "yellow"
         else:
             self.health = "green"
+        if self.health != before:
+            self._audit_health(before, elapsed)
         return self.health
+
+    def _audit_health(self, before: str | None, elapsed: float) -> None:
+        """Record a change of health colour (a slow or missed ping is a server failure too)."""
+        why = (f"{self.missed_pings} missed ping(s)" if self.missed_pings
+               else f"ping answered in {elapsed * 1000:.0f} ms")
+        self.manager.project.audit_log.record(
+            "server-health", outcome=self.health, server=self.name,
+            reason=f"{self.name}: health {before or 'unknown'} -> {self.health} ({why})")
 
     # -- used by the manager ------------------------------------------------------------------
 
@@ -319,6 +340,25 @@ class ServerConnection:
         self._stop.set()
         with anyio.move_on_after(CLOSE_TIMEOUT):
             await self._done.wait()
+
+
+def _kill_process_group(pid_file: Path) -> None:
+    """SIGKILL whatever is left of a stdio server's process group once its transport closed.
+
+    The ``mcp`` client escalates to killing the group only when the server
+    itself outlives the grace period; a server that exits (or crashes) on time
+    would leave its own children running, reparented to init. The launcher
+    wrote the group's id (its pid, as a session leader) to ``pid_file``.
+    """
+    try:
+        pgid = int(pid_file.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return  # the launcher never got that far: no group to end
+    finally:
+        pid_file.unlink(missing_ok=True)
+    if pgid > 1 and hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
 
 
 async def _then_cancel(wait: Any, scope: anyio.CancelScope) -> None:
