@@ -8,6 +8,8 @@ per-context masks, combined with numpy broadcasting, never a per-pair
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +43,12 @@ def build(tool_names: Sequence[str], tools: dict[str, Tool],
     for p, row in enumerate(grants):
         for a, grant in enumerate(row):
             column = agent_codes[:, p, a]
-            column[idx(grant.allowed)] = _ALLOW
-            column[idx(grant.outside_ceiling)] = _CEILING
-            column[idx(grant.stripped)] = _COORD
-            column[idx(grant.denied)] = _DENY
-            asks[idx(grant.ask), p, a] = True
+            for names, value in ((grant.allowed, _ALLOW), (grant.outside_ceiling, _CEILING),
+                                 (grant.stripped, _COORD), (grant.denied, _DENY)):
+                if names:  # most are empty (and a grant of added tools often is)
+                    column[idx(names)] = value
+            if grant.ask:
+                asks[idx(grant.ask), p, a] = True
 
     group_pass = np.ones((n, n_contexts), dtype=bool)
     state_pass = np.ones((n, n_contexts), dtype=bool)
@@ -72,6 +75,36 @@ def build(tool_names: Sequence[str], tools: dict[str, Tool],
     return codes.transpose(0, 2, 3, 1)
 
 
+def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
+                tools: dict[str, Tool], grants: Sequence[Sequence[Grant | None]],
+                presets: Sequence[str], agents: Sequence[str],
+                contexts: Sequence[tuple[tuple[str, ...], str]]) -> Any:
+    """``codes`` (rows ``tool_names``, sorted) with rows for the ``added`` tools merged in.
+
+    ``grants`` hold each agent's decisions about the added tools only (what
+    :func:`~toolkit.core.resolve.extend_grant` computed); the result's rows are
+    ``sorted([*tool_names, *added])``, as :func:`build` would have made them.
+    """
+    import bisect
+
+    import numpy as np
+
+    if not added:
+        return codes
+    if any(g is None for row in grants for g in row):
+        raise ValueError("insert_rows needs the added-tools grant of every agent")
+    new = build(added, tools, grants, presets, agents, contexts)  # type: ignore[arg-type]
+    out = np.empty((len(tool_names) + len(added), *codes.shape[1:]), dtype=codes.dtype)
+    start = 0  # copy runs of old rows between the insertion points (np.insert is 10x slower)
+    for i, name in enumerate(added):
+        stop = bisect.bisect_left(tool_names, name)
+        out[start + i:stop + i] = codes[start:stop]
+        out[stop + i] = new[i]
+        start = stop
+    out[start + len(added):] = codes[start:]
+    return out
+
+
 def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
           contexts: Sequence[tuple[tuple[str, ...], str]], presets: Sequence[str],
           *, reasons: bool) -> pd.DataFrame:
@@ -80,7 +113,23 @@ def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
     import pandas as pd
 
     n = len(tool_names)
-    flat = codes.reshape(n, -1)
+    flat = codes.reshape(n, math.prod(codes.shape[1:]))  # not -1: a pool may be empty
+    # a copy: names set on one frame's columns must not change the next frame's
+    columns = _columns(tuple(agents), tuple(contexts), tuple(presets)).copy()
+    index = pd.Index(list(tool_names), name="tool")
+    if reasons:
+        labels_array = np.asarray(CODES, dtype=object)[flat]
+        return pd.DataFrame(labels_array, index=index, columns=columns, copy=False)
+    # A fresh array, owned by the frame: no copy (a copy is most of a large frame's cost).
+    return pd.DataFrame(flat <= _ASK, index=index, columns=columns, copy=False)
+
+
+@functools.lru_cache(maxsize=16)
+def _columns(agents: tuple[str, ...], contexts: tuple[tuple[tuple[str, ...], str], ...],
+             presets: tuple[str, ...]) -> pd.Index:
+    """The column index (pandas indexes are immutable, so frames can share one)."""
+    import pandas as pd
+
     group_labels = [groups_label(g) for g, _ in contexts]
     states = [s for _, s in contexts]
     tuples = [(agent, group_labels[c], states[c], preset)
@@ -93,8 +142,4 @@ def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
         columns = pd.Index([lab[0] for lab in labels], name="agent")
     else:
         columns = pd.MultiIndex.from_tuples(labels, names=[names[i] for i in keep])
-    index = pd.Index(list(tool_names), name="tool")
-    if reasons:
-        labels_array = np.asarray(CODES, dtype=object)[flat]
-        return pd.DataFrame(labels_array, index=index, columns=columns)
-    return pd.DataFrame(flat <= _ASK, index=index, columns=columns)
+    return columns

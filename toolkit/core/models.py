@@ -7,6 +7,7 @@ the file and 1-based line it came from, so a decision can point at it.
 from __future__ import annotations
 
 import fnmatch
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,16 +29,21 @@ __all__ = [
 DEFAULT_GROUPS: tuple[str, ...] = ("default",)
 DEFAULT_STATE = "undefined"
 
-_GLOB_CHARS = frozenset("*?[")
-
-
 def is_glob(pattern: str) -> bool:
     """True when ``pattern`` has an ``fnmatch`` wildcard (``*``, ``?`` or ``[``)."""
-    return any(c in _GLOB_CHARS for c in pattern)
+    return "*" in pattern or "?" in pattern or "[" in pattern
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def model_copy(self, *, update: Any = None, deep: bool = False) -> Any:
+        """A copy (see pydantic), without the originals' cached properties (they may be stale)."""
+        copy = super().model_copy(update=update, deep=deep)
+        fields = type(self).model_fields
+        for key in [k for k in copy.__dict__ if k not in fields]:
+            del copy.__dict__[key]
+        return copy
 
 
 class Rule(_Frozen):
@@ -54,7 +60,7 @@ class Rule(_Frozen):
     line: int | None = None
     target: str | None = None  # the alias target, for kind == "alias"
 
-    @property
+    @cached_property
     def is_glob(self) -> bool:
         """Whether the pattern is a glob (``*`` alone included)."""
         return self.pattern is not None and is_glob(self.pattern)
@@ -164,6 +170,13 @@ class AgentDefinition(_Frozen):
     max_depth: int | None = None
     variables: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @cached_property
+    def glob_patterns(self) -> tuple[str, ...]:
+        """The glob patterns of the agent's allow, deny, ask, use and auto-approve rules."""
+        rules = (*(self.allow or ()), *self.deny, *self.ask, *(self.auto_approve or ()),
+                 *(self.use or ()))
+        return tuple(dict.fromkeys(str(r.pattern) for r in rules if r.is_glob))
 
 
 class ServerConfig(_Frozen):

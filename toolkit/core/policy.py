@@ -7,6 +7,7 @@ runtime's ``Project`` adds servers and sessions on top of it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,8 +23,10 @@ from .resolve import (
     Lineage,
     ProjectRules,
     Resolution,
+    added_grant,
     compile_grant,
     follow_aliases,
+    merge_grant,
     resolve_request,
 )
 
@@ -74,9 +77,14 @@ def bind_registry_tools(declared: Mapping[str, Tool], discovered: Mapping[str, T
     """
     if not discovered:
         return {}
-    index = ToolPool(discovered.values()).index
+    index = ToolPool(discovered).index
+    # Only an entry with an mcp_tool_id, or named like a server tool, can bind (a set
+    # intersection, not a loop over a large registry).
+    candidates = declared.keys() & index.exact.keys()
+    candidates.update(name for name, tool in declared.items() if tool.mcp_tool_id)
     out: dict[str, Tool] = {}
-    for name, tool in declared.items():
+    for name in [n for n in declared if n in candidates]:
+        tool = declared[name]
         if tool.source != "registry":
             continue
         target = None
@@ -114,7 +122,18 @@ class Policy:
         self._declared: dict[str, Tool] = dict(defs.tools)
         self._discovered: dict[str, list[Tool]] = {}
         self._grants: dict[tuple[str, str, int], Grant] = {}
-        self._problems: list[Problem] = [p for p in defs.problems if p.severity == "warning"]
+        # After a pool change that only added tools: (old version, the added tools). A root
+        # grant on the new pool is then its old grant plus the decisions about the added
+        # tools (a delta); _pending holds (old grant, new pool, delta) until the grant is
+        # asked for, so a matrix can insert the added rows without merging every grant.
+        self._added: tuple[int, ToolPool] | None = None
+        self._pending: dict[tuple[str, str, int], tuple[Grant, ToolPool, Grant]] = {}
+        self._unextendable: set[tuple[str, str, int]] = set()
+        self._codes: _Codes | None = None  # the last matrix's reason codes
+        self._presets: dict[str, Preset] = {}  # preset name -> with the manifest's settings
+        # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
+        self._problems: dict[Problem, None] = dict.fromkeys(
+            p for p in defs.problems if p.severity == "warning")
         self.pool = self._build_pool()
         self._validate()
 
@@ -133,13 +152,9 @@ class Policy:
     @property
     def warnings(self) -> list[Problem]:
         """Every warning recorded while loading and resolving (each with file and line)."""
-        seen: set[Problem] = set()
-        out = []
-        for p in self._problems:
-            if p not in seen:
-                seen.add(p)
-                out.append(p)
-        return out
+        for key in [k for k in self._pending if k[2] == self.pool.version]:
+            self._root_grant(key)  # a merged grant may warn afresh (servers now connected)
+        return list(self._problems)
 
     @property
     def preset(self) -> Preset:
@@ -158,7 +173,15 @@ class Policy:
 
     def preset_for(self, name: str | Preset | None) -> Preset:
         """A preset with the manifest's overrides (coordination tools, max_depth, overrides)."""
-        base = get_preset(name if name is not None else self._preset_name)
+        key = name if name is not None else self._preset_name
+        if isinstance(key, str) and key in self._presets:
+            return self._presets[key]
+        preset = self._apply_settings(get_preset(key))
+        if isinstance(key, str):
+            self._presets[key] = preset
+        return preset
+
+    def _apply_settings(self, base: Preset) -> Preset:
         settings = self.definitions.settings
         update: dict[str, Any] = dict(settings.get("overrides", {}))
         if "coordination_tools" in settings:
@@ -199,37 +222,60 @@ class Policy:
         tools.update(discovered)
         pending = set(self._servers) - set(self._discovered)
         tools, problems = apply_group_map(tools, self.definitions, pending)
-        self._problems.extend(problems)
-        version = getattr(self, "pool", None)
-        return ToolPool(tools.values(), pending, (version.version + 1) if version else 0)
+        self._problems.update(dict.fromkeys(problems))
+        previous: ToolPool | None = getattr(self, "pool", None)
+        # (not ``if previous``: an empty pool is falsy, and every pool needs a new version)
+        return ToolPool(tools, pending, 0 if previous is None else previous.version + 1)
 
     def set_server_tools(self, server: str, tools: Iterable[Tool] | None) -> None:
         """Replace a server's discovered tools (``None``: not available) and rebuild the pool."""
         self.set_many_server_tools({server: tools})
 
     def set_many_server_tools(self, servers: Mapping[str, Iterable[Tool] | None]) -> None:
-        """:meth:`set_server_tools` for several servers, rebuilding the pool once."""
+        """:meth:`set_server_tools` for several servers, rebuilding the pool once.
+
+        When the change only adds tools (a new server, say), grants and the
+        last matrix are brought up to date for the added tools instead of
+        being recomputed (see :func:`~toolkit.core.resolve.extend_grant`).
+        """
         for server, tools in servers.items():
             if tools is None:
                 self._discovered.pop(server, None)
             else:
                 self._discovered[server] = list(tools)
-        self.pool = self._build_pool()
-        self._grants.clear()
+        self._replace_pool(self._build_pool())
 
     def add_server_config(self, config: ServerConfig) -> None:
         """Add or replace a server config; its tools join once it is discovered."""
         self._servers[config.name] = config
         self._discovered.pop(config.name, None)
-        self.pool = self._build_pool()
-        self._grants.clear()
+        self._replace_pool(self._build_pool())
 
     def remove_server_config(self, name: str) -> None:
         """Remove a server and its tools from the project."""
         self._servers.pop(name, None)
         self._discovered.pop(name, None)
-        self.pool = self._build_pool()
+        self._replace_pool(self._build_pool())
+
+    def clear_caches(self) -> None:
+        """Forget every compiled grant and the last matrix (the next question recomputes)."""
         self._grants.clear()
+        self._added = None
+        self._pending.clear()
+        self._unextendable.clear()
+        self._codes = None
+
+    def _replace_pool(self, pool: ToolPool) -> None:
+        old, self.pool = self.pool, pool
+        self._unextendable.clear()
+        added = pool.added_to(old)
+        if added is None:
+            self.clear_caches()
+            return
+        # Keep the old pool's grants (merged or pending): the new ones extend them.
+        self._grants = {k: g for k, g in self._grants.items() if k[2] == old.version}
+        self._pending = {k: d for k, d in self._pending.items() if k[2] == old.version}
+        self._added = (old.version, added)
 
     # -- definitions at run time ---------------------------------------------------------------
 
@@ -256,7 +302,7 @@ class Policy:
                                   "rename it or pass replace=True", file=definition.file,
                                   line=definition.line)
         agents[name] = definition
-        self._grants.clear()
+        self.clear_caches()
         try:
             self.grant(name)
         except DefinitionError:
@@ -264,7 +310,7 @@ class Policy:
                 del agents[name]
             else:
                 agents[name] = previous
-            self._grants.clear()
+            self.clear_caches()
             raise
         return definition
 
@@ -284,16 +330,56 @@ class Policy:
         effective = self.preset_for(preset)
         pool = pool or self.pool
         key = (agent, effective.name, pool.version)
-        if lineage is None and pool is self.pool and key in self._grants:
-            return self._grants[key]
+        root = lineage is None and pool is self.pool
+        if root:
+            found = self._root_grant(key)
+            if found is None and self._delta(key) is not None:
+                found = self._root_grant(key)  # the old grant and its delta, merged
+            if found is not None:
+                return found
         grant = compile_grant(definition, pool, effective, self._rules, lineage,
                               max_depth=effective.max_depth)
         if grant.errors:
             raise DefinitionError(grant.errors)
-        self._problems.extend(grant.warnings)
-        if lineage is None and pool is self.pool:
+        self._problems.update(dict.fromkeys(grant.warnings))
+        if root:
             self._grants[key] = grant
         return grant
+
+    def _root_grant(self, key: tuple[str, str, int]) -> Grant | None:
+        """The cached root grant for ``key``, merging a pending delta; None if there is none."""
+        grant = self._grants.get(key)
+        if grant is not None:
+            return grant
+        pending = self._pending.pop(key, None)
+        if pending is None:
+            return None
+        grant = merge_grant(*pending)
+        self._problems.update(dict.fromkeys(grant.warnings))
+        self._grants[key] = grant
+        return grant
+
+    def _delta(self, key: tuple[str, str, int]) -> Grant | None:
+        """What the grant for ``key`` (on the current pool) decides about the added tools.
+
+        None when the pool did not just gain tools, or the old grant cannot be
+        extended (see :func:`~toolkit.core.resolve.added_grant`).
+        """
+        if key in self._pending:
+            return self._pending[key][2]
+        merged = self._grants.get(key)
+        if merged is not None:
+            return merged.added
+        if self._added is None or key in self._unextendable:
+            return None
+        version, added = self._added
+        previous = self._root_grant((key[0], key[1], version))
+        delta = None if previous is None else added_grant(previous, added, self._rules)
+        if previous is None or delta is None:
+            self._unextendable.add(key)
+            return None
+        self._pending[key] = (previous, self.pool, delta)
+        return delta
 
     def child_grant(self, agent: str, lineage: Lineage, preset: str | Preset | None = None,
                     pool: ToolPool | None = None) -> Grant:
@@ -360,11 +446,44 @@ class Policy:
             [presets] if isinstance(presets, str) else list(presets))
         preset_names = [get_preset(p).name for p in preset_names]
         contexts = [(g, s) for g in group_sets for s in state_list]
-        grants = [[self.grant(a, p) for a in agent_names] for p in preset_names]
         tool_names = list(self.pool.names)
-        codes = matrix_mod.build(tool_names, dict(self.pool), grants, preset_names, agent_names,
-                                 contexts)
+        shape = (tuple(agent_names), tuple(contexts), tuple(preset_names))
+        codes = self._cached_codes(shape)
+        if codes is None:
+            grants = [[self.grant(a, p) for a in agent_names] for p in preset_names]
+            codes = matrix_mod.build(tool_names, dict(self.pool), grants, preset_names,
+                                     agent_names, contexts)
+        self._codes = _Codes(shape, self.pool.version, tool_names, codes)
         return codes, tool_names, agent_names, contexts, preset_names
+
+    def _cached_codes(self, shape: tuple[Any, ...]) -> Any:
+        """The last matrix's codes when still valid, or with rows for the tools added since.
+
+        Grants are a function of (agent, preset, pool version) until
+        :meth:`clear_caches`, which also drops the codes, so codes of the same
+        shape and version are still right; after an addition, only the added
+        tools' rows are computed, from each grant's delta.
+        """
+        cached = self._codes
+        if cached is None or cached.shape != shape:
+            return None
+        if cached.version == self.pool.version:
+            return cached.codes
+        if self._added is None or cached.version != self._added[0]:
+            return None
+        agents, contexts, presets = shape
+        version = self.pool.version
+        deltas = []
+        for preset in presets:
+            name = self.preset_for(preset).name
+            row = [self._delta((agent, name, version)) for agent in agents]
+            if any(d is None for d in row):
+                return None  # some grant must be recompiled: its old rows may change
+            deltas.append(row)
+        added = self._added[1]
+        return matrix_mod.insert_rows(cached.codes, cached.tool_names, list(added.names),
+                                      dict(added), deltas, list(presets), list(agents),
+                                      list(contexts))
 
     def matrix(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                states: Sequence[str] | str | None = None,
@@ -419,6 +538,16 @@ class Policy:
                 errors.extend(exc.problems)
         if errors:
             raise DefinitionError(list(dict.fromkeys(errors)))  # one report per problem
+
+
+@dataclass(frozen=True)
+class _Codes:
+    """A matrix's reason codes and what they were computed from."""
+
+    shape: tuple[Any, ...]  # (agents, contexts, presets)
+    version: int  # the pool's
+    tool_names: list[str]
+    codes: Any
 
 
 def _group_sets(groups: Any) -> list[tuple[str, ...]]:

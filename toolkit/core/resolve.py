@@ -24,8 +24,11 @@ __all__ = [
     "Grant",
     "Lineage",
     "Resolution",
+    "added_grant",
     "compile_grant",
+    "extend_grant",
     "group_ok",
+    "merge_grant",
     "resolve_request",
     "state_ok",
 ]
@@ -80,6 +83,10 @@ class Grant:
     warnings: list[Problem] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     spawn_errors: list[Problem] = field(default_factory=list)
+    glob_hits: dict[Rule, bool] = field(default_factory=dict)  # reported globs: matched any?
+    added: Grant | None = None  # made by extend_grant: the steps over just the added tools
+    added_only: bool = False  # compiled over added tools only (see compile_grant)
+    exact_missing: bool = False  # some exact name a rule writes is not (uniquely) in the pool
 
     @property
     def tools(self) -> frozenset[str]:
@@ -114,21 +121,105 @@ def _where(agent: AgentDefinition) -> tuple[str | None, int | None]:
 
 def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
                   project: ProjectRules, lineage: Lineage | None = None,
-                  max_depth: int | None = None) -> Grant:
-    """Steps 1-6 and 9 for ``agent``: what it holds in any request."""
+                  max_depth: int | None = None, *, added_only: bool = False) -> Grant:
+    """Steps 1-6 and 9 for ``agent``: what it holds in any request.
+
+    ``added_only``: ``pool`` holds just the tools added to a pool in which
+    every exact name of the agent was found, so exact rules cannot reach them
+    and only globs are matched (what :func:`extend_grant` needs).
+    """
     depth = 0 if lineage is None else lineage.depth + 1
     limit = max_depth if lineage is None else lineage.max_depth
     grant = Grant(agent=agent, preset=preset, pool=pool, depth=depth, max_depth=limit,
-                  lineage=lineage)
-    _collect_aliases(grant, project)
+                  lineage=lineage, added_only=added_only)
+    if not added_only:  # aliases name tools exactly: globs alone never need them
+        _collect_aliases(grant, project)
     _step_deny(grant, project)
     _step_range(grant)
     _step_allow(grant)
+    if added_only:  # a root's delta: no ceiling, depth or coordination step applies
+        _step_approval(grant, project)
+        return grant
     _step_ceiling(grant)
     _step_depth_limit(grant)
     _step_coordination(grant)
     _step_approval(grant, project)
+    grant.warnings.extend(_glob_warnings(grant))
     return grant
+
+
+def extend_grant(grant: Grant, pool: ToolPool, added: ToolPool,
+                 project: ProjectRules) -> Grant | None:
+    """``grant`` brought up to date with ``pool`` = ``grant.pool`` + ``added``, or None.
+
+    :func:`added_grant` then :func:`merge_grant`; None when the grant cannot
+    be extended and must be recompiled.
+    """
+    delta = added_grant(grant, added, project)
+    return None if delta is None else merge_grant(grant, pool, delta)
+
+
+def added_grant(grant: Grant, added: ToolPool, project: ProjectRules) -> Grant | None:
+    """What a root ``grant`` decides about the ``added`` tools alone, or None.
+
+    Adding tools changes nothing a root grant decided about the tools it
+    already saw when (a) no added spelling collides with an existing one (so no
+    name changes owner or becomes ambiguous) and (b) every exact name the agent
+    and the project write was found in the old pool (so no unknown or pending
+    name can become a tool). Then only the added tools need deciding: the same
+    steps run over ``added`` alone. Otherwise (or for a child's grant) the
+    answer is None and the caller recompiles.
+    """
+    agent = grant.agent
+    if grant.lineage is not None or grant.exact_missing or not added.extends_cleanly(
+            grant.pool):
+        return None
+    if agent.use_servers and any(t.server in agent.use_servers for t in added.values()):
+        return None
+    index = added.index
+    project_globs = (str(r.pattern) for r in (*project.deny, *project.ask) if r.is_glob)
+    if not agent.allow or any(index.glob(p) for p in (*project_globs, *agent.glob_patterns)):
+        return compile_grant(agent, added, grant.preset, project,
+                             max_depth=grant.preset.max_depth, added_only=True)
+    # no rule reaches an added tool: the agent holds none of them
+    return Grant(agent=agent, preset=grant.preset, pool=added, depth=0,
+                 max_depth=grant.max_depth, lineage=None, added_only=True)
+
+
+def merge_grant(grant: Grant, pool: ToolPool, delta: Grant) -> Grant:
+    """``grant`` (over ``grant.pool``) and its :func:`added_grant` ``delta`` as one grant."""
+    # Grants are not changed once compiled, so what the added tools leave alone is shared.
+    merged = Grant(
+        agent=grant.agent, preset=grant.preset, pool=pool, depth=0, max_depth=grant.max_depth,
+        lineage=None, aliases=grant.aliases, denied=_merged(grant.denied, delta.denied),
+        self_denied=_union(grant.self_denied, delta.self_denied),
+        in_range=None if grant.in_range is None else _union(grant.in_range, delta.in_range),
+        allowed=_merged(grant.allowed, delta.allowed), allow_note=grant.allow_note,
+        exact_allowed=grant.exact_allowed, ask=_merged(grant.ask, delta.ask),
+        unavailable=grant.unavailable, warnings=grant.warnings, added=delta,
+        glob_hits=grant.glob_hits if not any(delta.glob_hits.values()) else {
+            r: hit or delta.glob_hits.get(r, False) for r, hit in grant.glob_hits.items()})
+    if merged.glob_hits is not grant.glob_hits or (
+            pool.pending_servers != grant.pool.pending_servers):
+        stale = set(_glob_warnings(grant))
+        merged.warnings = [w for w in grant.warnings if w not in stale] + _glob_warnings(merged)
+    return merged
+
+
+def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    return {**old, **new} if new else old
+
+
+def _union(old: frozenset[str], new: frozenset[str] | None) -> frozenset[str]:
+    return old | new if new else old
+
+
+def _glob_warnings(grant: Grant) -> list[Problem]:
+    """A warning for each reported glob that matches no tool (none while servers are pending)."""
+    if grant.pool.pending_servers:
+        return []
+    return [Problem(rule.file, rule.line, f"{rule.kind} pattern {rule.pattern!r} matches no tool",
+                    "warning") for rule, hit in grant.glob_hits.items() if not hit]
 
 
 # -- step 2: names ------------------------------------------------------------------------------
@@ -195,15 +286,17 @@ def _ambiguous(grant: Grant, rule: Rule, name: str) -> None:
 def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
     """Canonical tools a rule reaches (globs over every spelling; exact names via aliases)."""
     pattern = str(rule.pattern)
+    if grant.added_only and not rule.is_glob:
+        return frozenset()
     if rule.is_glob:
         hits = grant.pool.index.glob(pattern)
-        if not hits and report_unknown and not grant.pool.pending_servers:
-            grant.warnings.append(Problem(rule.file, rule.line,
-                                          f"{rule.kind} pattern {pattern!r} matches no tool"))
+        if report_unknown:
+            grant.glob_hits[rule] = grant.glob_hits.get(rule, False) or bool(hits)
         return hits
     canonical, status = _name_status(grant, pattern)
     if status == "found" and canonical is not None:
         return frozenset((canonical,))
+    grant.exact_missing = True
     if status == "ambiguous":
         _ambiguous(grant, rule, pattern)
     return frozenset()
@@ -246,6 +339,8 @@ def _step_range(grant: Grant) -> None:
 
 def _unknown(grant: Grant, rule: Rule) -> None:
     """An exact name that no pool tool has, handled as the preset says."""
+    if grant.added_only:
+        return
     name = str(rule.pattern)
     _canonical, status = _name_status(grant, name)
     preset, agent = grant.preset, grant.agent
@@ -305,7 +400,8 @@ def _step_allow(grant: Grant) -> None:
         else:
             grant.allow_note = f"allow list {written}: the {preset.name} preset gives no tools"
         return
-    ordered = sorted(agent.allow, key=lambda r: (r.pattern == "*", bool(r.is_glob)))
+    rules = [r for r in agent.allow if r.is_glob] if grant.added_only else agent.allow
+    ordered = sorted(rules, key=lambda r: (r.pattern == "*", r.is_glob))
     for rule in ordered:
         hits = _match(grant, rule, report_unknown=True)
         if not rule.is_glob and not hits:
