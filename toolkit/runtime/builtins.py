@@ -18,6 +18,8 @@ executable here.
 from __future__ import annotations
 
 import contextlib
+import html
+import json
 import os
 import shlex
 import shutil
@@ -66,6 +68,35 @@ class CallResult:
                 is_error: bool = False) -> CallResult:
         """A result with one text block."""
         return cls([{"type": "text", "text": text}], structured, is_error)
+
+    def _blocks(self) -> list[tuple[str, str]]:
+        """(kind, text) per content block; non-text blocks are described, not shown."""
+        out = []
+        for block in self.content:
+            kind = str(block.get("type", "?"))
+            if kind == "text":
+                out.append((kind, str(block.get("text", ""))))
+            else:
+                mime = block.get("mimeType") or (block.get("resource") or {}).get("mimeType")
+                size = len(str(block.get("data", "")))
+                out.append((kind, f"[{kind} block{f', {mime}' if mime else ''}"
+                                  f"{f', {size} characters of data' if size else ''}]"))
+        if self.structured_content is not None:
+            out.append(("structured", json.dumps(self.structured_content, indent=2,
+                                                 ensure_ascii=False, default=str)))
+        return out
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        # A server wrote this content: it is shown as escaped text, never as markup.
+        label = "error" if self.is_error else "ok"
+        blocks = self._blocks()
+        plain = "\n".join([f"CallResult ({label})", *(t for _, t in blocks)])
+        color = "#cf222e" if self.is_error else "#1a7f37"
+        parts = "".join(f"<div><small>{html.escape(kind)}</small><pre>{html.escape(text)}</pre>"
+                        "</div>" for kind, text in blocks)
+        return {"text/plain": plain,
+                "text/html": f"<div class='toolkit-call-result'><b style='color:{color}'>"
+                             f"{label}</b>{parts}</div>"}
 
 
 class ToolCallError(Exception):
