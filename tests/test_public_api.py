@@ -10,7 +10,7 @@ import toolkit as tk
 EXPECTED = {
     "PRESETS", "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Preset",
     "Problem", "Project", "Resolution", "Rule", "ServerError", "Session", "SpawnError", "Tool",
-    "ToolNotFoundError", "ToolkitError", "UnknownAgentError", "User", "load",
+    "ToolNotFoundError", "ToolTimeoutError", "ToolkitError", "UnknownAgentError", "User", "load",
     "load_ipython_extension",
 }
 

@@ -20,6 +20,7 @@ from .errors import (
     SpawnError,
     ToolkitError,
     ToolNotFoundError,
+    ToolTimeoutError,
     UnknownAgentError,
 )
 
@@ -41,6 +42,7 @@ __all__ = [
     "SpawnError",
     "Tool",
     "ToolNotFoundError",
+    "ToolTimeoutError",
     "ToolkitError",
     "UnknownAgentError",
     "User",

@@ -16,6 +16,7 @@ __all__ = [
     "ServerError",
     "SpawnError",
     "ToolNotFoundError",
+    "ToolTimeoutError",
     "ToolkitError",
     "UnknownAgentError",
 ]
@@ -96,6 +97,10 @@ class AccessDeniedError(ToolkitError, PermissionError):
 
 class ServerError(ToolkitError):
     """An MCP server failed: it is down, crashed mid-call, or its transport broke."""
+
+
+class ToolTimeoutError(ServerError, TimeoutError):
+    """An MCP server did not answer a call in time (the request was cancelled)."""
 
 
 class SpawnError(ToolkitError):

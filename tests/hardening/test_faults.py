@@ -67,6 +67,33 @@ def _events(proj: tk.Project, event: str) -> list[dict[str, Any]]:
     return [e for e in proj.audit_log.events if e["event"] == event]
 
 
+def test_hang_in_call_times_out_cancels_and_audits(project: Callable[..., tk.Project]) -> None:
+    """A call the server never answers: ToolTimeoutError after the timeout, the server is
+    told (its handler is cancelled), the connection stays usable, and the audit says so."""
+    proj = project(sdk("hang-call"))
+    proj.connect()
+    s = proj.start("a")
+    started = time.monotonic()
+    with pytest.raises(tk.ToolTimeoutError, match=r"'bad' did not answer 'hang' within 0\.5 s"):
+        s.call("@bad/hang", {}, timeout=0.5)
+    assert time.monotonic() - started < 5
+    deadline = time.monotonic() + 5
+    while "hang cancelled" not in proj.server_log("bad") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "hang cancelled" in proj.server_log("bad")  # the server got notifications/cancelled
+    assert s.call("@bad/echo", {"text": "after"}).text == "after"  # same connection, still fine
+    assert proj.servers.loc["bad", "state"] == "connected"
+    failure = _events(proj, "server-failure")[-1]
+    assert (failure["server"], failure["outcome"]) == ("bad", "timeout")
+    call = [e for e in _events(proj, "call") if e["tool"] == "@bad/hang"][-1]
+    assert (call["outcome"], call["reason"]) == ("error", "ToolTimeoutError")
+    proj.call_timeout = 0.3  # the project default (toolkit.yaml call_timeout) applies too
+    with pytest.raises(tk.ToolTimeoutError, match=r"within 0\.3 s"):
+        s.call("@bad/hang", {})
+    _good_still_works(proj, s)
+    assert _close_and_count_orphans(proj) == []
+
+
 def test_crash_mid_call_raises_marks_down_and_audits(project: Callable[..., tk.Project]) -> None:
     proj = project(sdk("crash-mid-call"))
     proj.connect()

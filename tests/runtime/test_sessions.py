@@ -113,3 +113,19 @@ def test_registry_tool_binds_to_server_tool_of_its_name(mux: tk.Project) -> None
     assert tool.description == "Open a GitHub issue"  # the registry's words win
     assert mux.explain("code-agent", "mcp__gh__github_create_issue").canonical == \
         "github_create_issue"
+
+
+def test_call_timeout_comes_from_the_manifest_and_is_checked(tmp_path: Path) -> None:
+    def project(manifest: str | None) -> Path:
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        root.mkdir()
+        (root / "a.md").write_text("---\nname: a\ntools: ['*']\n---\n")
+        if manifest is not None:
+            (root / "toolkit.yaml").write_text(manifest)
+        return root
+
+    assert tk.load(project("call_timeout: 2.5\n")).call_timeout == 2.5
+    assert tk.load(project(None)).call_timeout is None
+    with pytest.raises(tk.DefinitionError, match=r"toolkit.yaml:2: .*call_timeout") as err:
+        tk.load(project("preset: strict\ncall_timeout: -1\n"))
+    assert "greater than 0" in str(err.value)

@@ -44,6 +44,9 @@ class Project(Policy):
         self.metrics = Metrics()
         #: Asked before an ``ask`` tool runs when the session has no callback of its own.
         self.approval: Approval | None = None
+        #: Seconds an MCP tool call may take before it is cancelled (``ToolTimeoutError``);
+        #: None waits as long as the server takes. ``call_timeout`` in ``toolkit.yaml``.
+        self.call_timeout: float | None = self.definitions.settings.get("call_timeout")
         self._inflight = 0
         self._inflight_lock = threading.Condition()
         self._servers_manager: ServerManager | None = None
@@ -214,11 +217,14 @@ class Project(Policy):
 
     # -- execution, used by sessions ----------------------------------------------------------
 
-    async def _execute(self, session: Session, tool: Tool, args: dict[str, Any]) -> CallResult:
+    async def _execute(self, session: Session, tool: Tool, args: dict[str, Any],
+                       timeout: float | None = None) -> CallResult:
         server_tool = tool.binding or (tool.name if tool.server else None)
         if server_tool is not None:
             server, _, remote = server_tool[1:].partition("/")
-            return await self.server_manager.call(server, tool.remote_name or remote, args)
+            return await self.server_manager.call(
+                server, tool.remote_name or remote, args,
+                self.call_timeout if timeout is None else timeout)
         if tool.source in ("builtin", "native") or tool.builtin_policy is not None:
             import anyio
 

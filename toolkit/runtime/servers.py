@@ -29,7 +29,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ..core.models import ServerConfig, Tool
-from ..errors import ServerError, ToolkitError
+from ..errors import ServerError, ToolkitError, ToolTimeoutError
 from .builtins import CallResult
 from .loop import background_loop
 
@@ -322,15 +322,21 @@ class ServerConnection:
 
     # -- used by the manager ------------------------------------------------------------------
 
-    async def call(self, tool: str, args: dict[str, Any]) -> CallResult:
-        """``tools/call`` on the open session."""
+    async def call(self, tool: str, args: dict[str, Any],
+                   timeout: float | None = None) -> CallResult:
+        """``tools/call`` on the open session; after ``timeout`` seconds the SDK cancels it."""
         session = self.session
         if session is None:
             raise ServerError(f"MCP server {self.name!r} is not connected ({self.state}"
                               + (f": {self.error}" if self.error else "") + ")")
         try:
-            result = await session.call_tool(tool, args)
+            result = await session.call_tool(tool, args, read_timeout_seconds=timeout)
         except Exception as exc:
+            if timeout is not None and getattr(exc, "code", None) == types.REQUEST_TIMEOUT:
+                raise ToolTimeoutError(
+                    f"MCP server {self.name!r} did not answer {tool!r} within {timeout:g} s; "
+                    "the request was cancelled (allow longer with call(..., timeout=...) or "
+                    "call_timeout in toolkit.yaml)") from exc
             raise ServerError(f"MCP server {self.name!r} failed calling {tool!r}: "
                               f"{_describe(exc)}") from exc
         return call_result(result)
@@ -471,16 +477,18 @@ class ServerManager:
                                          f"{len(conn.tools)} tool(s)", server=conn.name)
         self.project.set_server_tools(conn.name, conn.tools)
 
-    async def call(self, server: str, tool: str, args: dict[str, Any]) -> CallResult:
-        """Call ``tool`` on ``server`` (from the loop thread)."""
+    async def call(self, server: str, tool: str, args: dict[str, Any],
+                   timeout: float | None = None) -> CallResult:
+        """Call ``tool`` on ``server`` (from the loop thread), cancelled after ``timeout`` s."""
         conn = self.connections.get(server)
         if conn is None:
             raise ServerError(f"MCP server {server!r} is not connected; run proj.connect()")
         try:
-            return await conn.call(tool, args)
+            return await conn.call(tool, args, timeout)
         except ServerError as exc:
+            outcome = "timeout" if isinstance(exc, ToolTimeoutError) else "failed"
             self.project.audit_log.record("server-failure", tool=f"@{server}/{tool}",
-                                      outcome="failed", reason=str(exc), server=server)
+                                      outcome=outcome, reason=str(exc), server=server)
             raise
 
     def ping(self, name: str) -> str:

@@ -113,24 +113,29 @@ class Session:
 
     # -- calling tools ------------------------------------------------------------------------
 
-    def call(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+    def call(self, tool: str, args: dict[str, Any] | None = None, *,
+             timeout: float | None = None) -> CallResult:
         """Call ``tool`` (sync face of :meth:`acall`, run on the package's loop thread)."""
-        return background_loop().run(self._acall, tool, args)
+        return background_loop().run(self._acall, tool, args, timeout)
 
-    async def acall(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+    async def acall(self, tool: str, args: dict[str, Any] | None = None, *,
+                    timeout: float | None = None) -> CallResult:
         """Call ``tool`` with ``args`` (``await`` it in a notebook cell or any asyncio code).
 
         The call itself runs on the package's loop thread, where the MCP
         sessions live; awaiting it from another loop hops there and back.
+        ``timeout``: seconds an MCP server may take to answer before the call
+        is cancelled with ``ToolTimeoutError`` (default ``project.call_timeout``).
         """
         loop = background_loop()
         if loop.in_loop_thread():
-            return await self._acall(tool, args)
+            return await self._acall(tool, args, timeout)
         import asyncio
 
-        return await asyncio.wrap_future(loop.submit(self._acall, tool, args))
+        return await asyncio.wrap_future(loop.submit(self._acall, tool, args, timeout))
 
-    async def _acall(self, tool: str, args: dict[str, Any] | None = None) -> CallResult:
+    async def _acall(self, tool: str, args: dict[str, Any] | None = None,
+                     timeout: float | None = None) -> CallResult:
         """Call ``tool`` with ``args`` if the session may, now.
 
         A name outside the resolved set fails exactly like an unregistered tool
@@ -151,7 +156,7 @@ class Session:
         self.inflight += 1
         self.project._inflight_changed(self, +1)
         try:
-            result = await self.project._execute(self, definition, args)
+            result = await self.project._execute(self, definition, args, timeout)
         except BaseException as exc:
             self.project._audit_call(self, tool, canonical, "error", type(exc).__name__,
                                      error=str(exc))

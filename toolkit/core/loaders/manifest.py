@@ -55,6 +55,7 @@ class Manifest(BaseModel):
     overrides: dict[str, Any] = Field(default_factory=dict)
     connection_scope: Literal["shared", "agent"] | None = None
     health_check: bool = False
+    call_timeout: float | None = Field(default=None, gt=0)
     derive_groups_from_annotations: bool = False
     description: str = ""
 
