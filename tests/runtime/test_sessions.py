@@ -129,3 +129,16 @@ def test_call_timeout_comes_from_the_manifest_and_is_checked(tmp_path: Path) -> 
     with pytest.raises(tk.DefinitionError, match=r"toolkit.yaml:2: .*call_timeout") as err:
         tk.load(project("preset: strict\ncall_timeout: -1\n"))
     assert "greater than 0" in str(err.value)
+
+
+def test_a_bad_call_timeout_is_a_clear_error_before_anything_runs(trustgraph: tk.Project
+                                                                   ) -> None:
+    session = trustgraph.start("react-agent", groups=["*"])
+    for bad in (0, -1, "5", True, float("nan")):
+        with pytest.raises(ValueError, match="a call timeout must be a positive number"):
+            session.call("knowledge-query", {"query": "x"}, timeout=bad)  # type: ignore[arg-type]
+    trustgraph.call_timeout = -2  # a bad project default is caught the same way
+    with pytest.raises(ValueError, match=r"not -2\b"):
+        session.call("knowledge-query", {"query": "x"})
+    assert not [e for e in trustgraph.audit_log.events if e["event"] == "call"]
+

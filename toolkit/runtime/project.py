@@ -222,9 +222,8 @@ class Project(Policy):
         server_tool = tool.binding or (tool.name if tool.server else None)
         if server_tool is not None:
             server, _, remote = server_tool[1:].partition("/")
-            return await self.server_manager.call(
-                server, tool.remote_name or remote, args,
-                self.call_timeout if timeout is None else timeout)
+            return await self.server_manager.call(server, tool.remote_name or remote, args,
+                                                  timeout)
         if tool.source in ("builtin", "native") or tool.builtin_policy is not None:
             import anyio
 

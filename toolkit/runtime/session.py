@@ -145,6 +145,7 @@ class Session:
         """
         self._check_open()
         args = dict(args or {})
+        timeout = _seconds(self.project.call_timeout if timeout is None else timeout)
         canonical = self.grant.canonical(tool)
         if canonical is None or canonical not in self.allowed:
             reason = self.resolution.reason(canonical) if canonical else "pool"
@@ -243,6 +244,16 @@ class Session:
         bundle = self.resolution._repr_mimebundle_()
         bundle["text/plain"] = f"{self!r}\n{bundle['text/plain']}"
         return bundle
+
+
+def _seconds(timeout: object) -> float | None:
+    """A call timeout as seconds, or ``ValueError`` saying what is accepted."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise ValueError(f"a call timeout must be a positive number of seconds (or None for "
+                         f"no limit), not {timeout!r}")
+    return float(timeout)
 
 
 def check_user(user: User | None, groups: tuple[str, ...]) -> None:
