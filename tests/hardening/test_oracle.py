@@ -124,7 +124,8 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    async def __call__(self, session: Any, tool: Any, args: dict[str, Any]) -> Any:
+    async def __call__(self, session: Any, tool: Any, args: dict[str, Any],
+                       timeout: float | None = None) -> Any:
         self.calls.append(tool.name)
         return CallResult.of_text("ok")
 
