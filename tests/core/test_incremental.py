@@ -204,3 +204,21 @@ def test_an_empty_pool_gaining_tools_is_a_new_pool_version(tmp_path: Path) -> No
     policy.set_server_tools("new", server_tools("new", ["n0"]))
     assert policy.pool.version == before + 1
     assert policy.resolve("a").allowed == {"@new/n0"}
+
+
+def test_extended_pools_do_not_keep_earlier_pools_alive(tmp_path: Path) -> None:
+    """Each pool refers to the one it extends weakly: 30 additions keep at most two pools."""
+    import gc
+    import weakref
+
+    (tmp_path / "a.md").write_text("---\nname: a\ntools: ['*']\n---\n")
+    policy = Policy(load_definitions(tmp_path))
+    pools = []
+    for i in range(30):
+        policy.set_server_tools(f"s{i}", server_tools(f"s{i}", ["t"]))
+        policy.matrix()
+        assert policy.pool.index.lookup(f"@s{i}/t") == f"@s{i}/t"  # the extended index
+        pools.append(weakref.ref(policy.pool))
+    gc.collect()
+    assert sum(p() is not None for p in pools) <= 2  # the current pool and the one before
+    assert policy.resolve("a").allowed == {f"@s{i}/t" for i in range(30)}

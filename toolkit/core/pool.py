@@ -34,7 +34,7 @@ class ToolPool(Mapping[str, Tool]):
                                         else {t.name: t for t in tools})
         self.pending_servers: frozenset[str] = frozenset(pending_servers)
         self.version = version
-        self._extends: tuple[ToolPool, bool] | None = None
+        self._extends: tuple[weakref.ref[ToolPool], bool] | None = None
         # Set by added_to: (the pool this one extends, the tools it adds), so the index and
         # the sorted names can be extended instead of rebuilt. A weak reference: pools
         # must not keep every earlier pool alive.
@@ -81,12 +81,12 @@ class ToolPool(Mapping[str, Tool]):
         or ambiguous) and none is ambiguous among them, so no name changes owner
         or becomes ambiguous. Remembered for the last ``old`` asked about.
         """
-        if self._extends is not None and self._extends[0] is old:
+        if self._extends is not None and self._extends[0]() is old:
             return self._extends[1]
         index = old.index
         clean = not self.index.ambiguous and not any(
             s in index.exact or s in index.ambiguous for t in self.values() for s in t.names)
-        self._extends = (old, clean)
+        self._extends = (weakref.ref(old), clean)
         return clean
 
     def added_to(self, old: ToolPool) -> ToolPool | None:
