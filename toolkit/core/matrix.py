@@ -82,7 +82,7 @@ def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
     """``codes`` (rows ``tool_names``, sorted) with rows for the ``added`` tools merged in.
 
     ``grants`` hold each agent's decisions about the added tools only (what
-    :func:`~toolkit.core.resolve.extend_grant` computed); the result's rows are
+    :func:`~toolkit.core.resolve.added_grant` computed); the result's rows are
     ``sorted([*tool_names, *added])``, as :func:`build` would have made them.
     """
     import bisect

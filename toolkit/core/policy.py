@@ -236,7 +236,7 @@ class Policy:
 
         When the change only adds tools (a new server, say), grants and the
         last matrix are brought up to date for the added tools instead of
-        being recomputed (see :func:`~toolkit.core.resolve.extend_grant`).
+        being recomputed (see :func:`~toolkit.core.resolve.added_grant`).
         """
         for server, tools in servers.items():
             if tools is None:
