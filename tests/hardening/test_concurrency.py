@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 
 import toolkit as tk
 from tests.support.faults import raw
-from tests.support.procs import descendants, wait_no_descendants
+from tests.support.procs import descendants, wait_dead, wait_no_descendants
 
 Write = Callable[..., Path]
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,21 +115,6 @@ def _kernel_run(root: Path) -> tuple[NotebookClient, Any, int, list[int]]:
     return client, km, kernel_pid, servers
 
 
-def _dead(pids: list[int], timeout: float = 15.0) -> list[int]:
-    def alive(pid: int) -> bool:
-        try:
-            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except OSError:
-            return False
-
-    deadline = time.monotonic() + timeout
-    left = [p for p in pids if alive(p)]
-    while left and time.monotonic() < deadline:
-        time.sleep(0.05)
-        left = [p for p in left if alive(p)]
-    return left
-
-
 @pytest.fixture
 def kernel_root(write: Write) -> Path:
     return write({".mcp.json": json.dumps({"mcpServers": {"srv": raw("ok"), "two": raw("ok")}}),
@@ -141,7 +126,7 @@ def test_kernel_shutdown_leaves_no_orphan(kernel_root: Path) -> None:
     client, km, kernel_pid, servers = _kernel_run(kernel_root)
     client.kc.stop_channels()
     km.shutdown_kernel(now=False)  # a polite shutdown: the kernel's interpreter exits
-    assert _dead([kernel_pid, *servers]) == []
+    assert wait_dead([kernel_pid, *servers], timeout=15.0) == []
     assert wait_no_descendants() == []
 
 
@@ -150,7 +135,8 @@ def test_kernel_shutdown_leaves_no_orphan(kernel_root: Path) -> None:
 def test_kernel_killed_with_sigkill_leaves_no_orphan(kernel_root: Path) -> None:
     client, km, kernel_pid, servers = _kernel_run(kernel_root)
     os.kill(kernel_pid, signal.SIGKILL)
-    assert _dead(servers) == []  # PR_SET_PDEATHSIG ends the servers with their host
+    # PR_SET_PDEATHSIG ends the servers with their host
+    assert wait_dead(servers, timeout=15.0) == []
     client.kc.stop_channels()
     km.shutdown_kernel(now=True)
     assert wait_no_descendants() == []

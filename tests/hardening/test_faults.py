@@ -17,17 +17,9 @@ import pytest
 
 import toolkit as tk
 from tests.support.faults import raw, sdk
-from tests.support.procs import descendants, wait_no_descendants
+from tests.support.procs import alive, descendants, wait_no_descendants
 
 Write = Callable[..., Path]
-
-
-def _alive(pid: int) -> bool:
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 @pytest.fixture
@@ -224,15 +216,15 @@ def test_die_during_teardown_leaves_no_orphan_grandchild(
     assert s.call("@bad/echo", {"text": "x"}).text == "x"
     _good_still_works(proj, s)
     helper = int(pid_file.read_text())
-    assert _alive(helper) and helper in descendants()
+    assert alive(helper) and helper in descendants()
     log_path = Path(proj.servers.loc["bad", "log"])
     assert _close_and_count_orphans(proj) == []
     # The server exited on stdin EOF without ending its child: toolkit ends the whole group,
     # so the child is not left running, reparented to init (where descendants() can't see it).
     deadline = time.monotonic() + 10
-    while _alive(helper) and time.monotonic() < deadline:
+    while alive(helper) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(helper)
+    assert not alive(helper)
     assert "dying during teardown" in log_path.read_text()
     assert {e["server"] for e in _events(proj, "teardown") if e.get("server")} == {"bad", "good"}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
-from tests.support.procs import descendants, wait_no_descendants
+from tests.support.procs import descendants, wait_dead, wait_no_descendants
 
 Write = Callable[..., Path]
 
@@ -33,24 +33,6 @@ def root(write: Write) -> Path:
         }}),
         "agent.md": "---\nname: agent\ntools: ['@time/*', '@time2/*']\n---\n",
     })
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    left = [p for p in pids if alive(p)]
-    while left and time.monotonic() < deadline:
-        time.sleep(0.05)
-        left = [p for p in left if alive(p)]
-    return left
 
 
 def test_close_leaves_no_child(root: Path) -> None:

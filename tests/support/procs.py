@@ -86,6 +86,24 @@ def descendants(pid: int | None = None) -> list[int]:
     return out
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie), from /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
+    """Wait (bounded) until every pid in ``pids`` is dead; returns those still alive."""
+    deadline = time.monotonic() + timeout
+    left = [p for p in pids if alive(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [p for p in left if alive(p)]
+    return left
+
+
 def wait_no_descendants(timeout: float = 10.0, pid: int | None = None) -> list[int]:
     """Wait (bounded) until ``pid`` has no live descendants; returns those left."""
     deadline = time.monotonic() + timeout
