@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "DEFAULT_GROUPS",
     "DEFAULT_STATE",
+    "NO_GROUPS",
     "NO_RULE",
     "AgentDefinition",
     "BuiltinPolicy",
@@ -24,6 +25,9 @@ __all__ = [
     "Tool",
     "User",
     "is_glob",
+    "normalize_groups",
+    "parse_group_sets",
+    "parse_groups",
 ]
 
 DEFAULT_GROUPS: tuple[str, ...] = ("default",)
@@ -237,14 +241,36 @@ class Request(_Frozen):
         return groups_label(self.groups)
 
 
+#: How "no groups at all" may be written in text (``groups_label`` shows it as ``(none)``).
+NO_GROUPS = frozenset({"", "none", "[]", "(none)"})
+
+
+def parse_groups(text: str) -> tuple[str, ...]:
+    """One group set written as text, the same way in Python, magics, widgets and the CLI.
+
+    >>> parse_groups("read-only, knowledge"), parse_groups("*"), parse_groups("none")
+    (('read-only', 'knowledge'), ('*',), ())
+    """
+    if text.strip().lower() in NO_GROUPS:
+        return ()
+    return tuple(g.strip() for g in text.split(",") if g.strip())
+
+
+def parse_group_sets(text: str) -> list[tuple[str, ...]]:
+    """Several group sets separated by ``;`` (each as :func:`parse_groups` reads it).
+
+    >>> parse_group_sets("read-only,knowledge; none")
+    [('read-only', 'knowledge'), ()]
+    """
+    return [parse_groups(part) for part in text.split(";") if part.strip()]
+
+
 def normalize_groups(groups: Any) -> tuple[str, ...]:
     """``None`` → ``("default",)``; ``"a,b"`` → ``("a", "b")``; a list → a tuple."""
     if groups is None:
         return DEFAULT_GROUPS
     if isinstance(groups, str):
-        if groups.strip() == "":
-            return ()
-        return tuple(g.strip() for g in groups.split(",") if g.strip())
+        return parse_groups(groups)
     return tuple(str(g) for g in groups)
 
 
