@@ -8,10 +8,10 @@ import sys
 import toolkit as tk
 
 EXPECTED = {
-    "PRESETS", "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Preset",
-    "Problem", "Project", "Resolution", "Rule", "ServerError", "Session", "SpawnError", "Tool",
-    "ToolNotFoundError", "ToolTimeoutError", "ToolkitError", "UnknownAgentError", "User", "load",
-    "load_ipython_extension",
+    "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Effect", "PRESETS",
+    "Preset", "Problem", "Project", "Reason", "Resolution", "Rule", "ServerError", "Session",
+    "SpawnError", "Tool", "ToolNotFoundError", "ToolTimeoutError", "ToolkitError",
+    "UnknownAgentError", "User", "load", "load_ipython_extension",
 }
 
 

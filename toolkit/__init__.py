@@ -32,9 +32,11 @@ __all__ = [
     "AgentDefinition",
     "Decision",
     "DefinitionError",
+    "Effect",
     "Preset",
     "Problem",
     "Project",
+    "Reason",
     "Resolution",
     "Rule",
     "ServerError",
@@ -55,7 +57,9 @@ _LAZY = {
     "load": "toolkit.runtime.project",
     "Project": "toolkit.runtime.project",
     "Session": "toolkit.runtime.session",
-    "Decision": "toolkit.core.explain",
+    "Decision": "toolkit.core.decision",
+    "Effect": "toolkit.core.decision",
+    "Reason": "toolkit.core.decision",
     "Resolution": "toolkit.core.resolve",
     "AgentDefinition": "toolkit.core.models",
     "Rule": "toolkit.core.models",
@@ -66,7 +70,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from .core.explain import Decision
+    from .core.decision import Decision, Effect, Reason
     from .core.models import AgentDefinition, Rule, Tool, User
     from .core.presets import PRESETS, Preset
     from .core.resolve import Resolution

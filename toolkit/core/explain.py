@@ -7,106 +7,38 @@ decides, and ``Decision.rule`` points at the rule (file and line) behind it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
+from .decision import Decision, Reason, Step, decide
 from .models import DEFAULT_STATE, NO_RULE, Rule, Tool, groups_label
 from .resolve import Grant, group_ok, state_ok
 
 __all__ = ["Decision", "Step", "explain"]
 
-Effect = Literal["allow", "ask", "explicit-deny", "implicit-deny"]
 
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a decision: its name, outcome and the rule behind it."""
-
-    name: str
-    outcome: Literal["pass", "fail", "skip"]
-    detail: str
-    rule: Rule = NO_RULE
-
-    def __str__(self) -> str:
-        where = f" ({self.rule.where})" if self.rule.file else ""
-        return f"{self.name:<12} {self.outcome:<4}  {self.detail}{where}"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The answer to "may ``agent`` call ``tool`` here, and why?".
-
-    >>> # d = proj.explain("researcher", "write_file", state="analysis")
-    >>> # d.allowed, d.effect, d.reason, d.rule.file, d.rule.line
-    """
-
-    agent: str
-    tool: str
-    canonical: str | None
-    allowed: bool
-    effect: Effect
-    reason: str  # the deciding step: one of resolve.STEPS
-    message: str  # one line for people
-    rule: Rule
-    trace: tuple[Step, ...]
-    preset: str
-    groups: tuple[str, ...]
-    state: str
-    depth: int
-
-    def __bool__(self) -> bool:
-        return self.allowed
-
-    def __str__(self) -> str:
-        return f"{self.effect.upper()} {self.agent} -> {self.tool}: {self.message}"
-
-    def report(self) -> str:
-        """The decision and its full trace, as plain text."""
-        head = (f"{self}\n  preset={self.preset} groups={groups_label(self.groups)} "
-                f"state={self.state} depth={self.depth}")
-        return head + "".join(f"\n  {step}" for step in self.trace)
-
-    def __repr__(self) -> str:
-        return f"<Decision {self.effect} {self.agent} -> {self.tool} ({self.reason})>"
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .render import decision_html
-
-        return {"text/plain": self.report(), "text/html": decision_html(self)}
-
-
-def explain(grant: Grant, name: str, groups: tuple[str, ...], state: str | None) -> Decision:
-    """Evaluate every step for one tool and decide (the first failing step decides)."""
+def explain(grant: Grant, name: str, groups: tuple[str, ...], state: str | None,
+            warnings: tuple[str, ...] = ()) -> Decision:
+    """Evaluate every step for one tool; :func:`~toolkit.core.decision.decide` decides."""
     state = state or DEFAULT_STATE
     canonical = grant.canonical(name)
     tool = grant.pool.get(canonical) if canonical is not None else None
-    steps = [_pool(grant, name, canonical, tool)]
+    steps = {Reason.POOL: _pool(grant, name, canonical, tool)}
     if tool is not None and canonical is not None:
-        steps += [
-            _deny(grant, canonical),
-            _allow(grant, canonical),
-            _ceiling(grant, canonical),
-            _coordination(grant, canonical),
-            _group(tool, groups),
-            _state(tool, state),
-            _approval(grant, canonical),
-        ]
-    deciding = next((s for s in steps if s.outcome == "fail"), None)
-    if deciding is None:
-        approval = steps[-1]
-        asks = approval.detail.startswith("needs approval")
-        allow_step = steps[2]
-        effect: Effect = "ask" if asks else "allow"
-        reason = "approval" if asks else "allow"
-        rule = approval.rule if asks else allow_step.rule
-        message = approval.detail if asks else allow_step.detail
-    else:
-        effect = "explicit-deny" if deciding.name == "deny" else "implicit-deny"
-        reason, rule, message = deciding.name, deciding.rule, deciding.detail
+        steps |= {
+            Reason.DENY: _deny(grant, canonical),
+            Reason.ALLOW: _allow(grant, canonical),
+            Reason.CEILING: _ceiling(grant, canonical),
+            Reason.COORDINATION: _coordination(grant, canonical),
+            Reason.GROUP: _group(tool, groups),
+            Reason.STATE: _state(tool, state),
+            Reason.APPROVAL: _approval(grant, canonical),
+        }
+    asks = canonical is not None and canonical in grant.ask
+    verdict = decide((r for r, s in steps.items() if s.outcome == "fail"), asks=asks)
+    # the step that decided: the failing one, or for an allowed tool the allow (or approval) step
+    deciding = steps[verdict.reason]
     return Decision(agent=grant.agent.name, tool=name, canonical=canonical,
-                    allowed=deciding is None, effect=effect, reason=reason, message=message,
-                    rule=rule, trace=tuple(steps), preset=grant.preset.name, groups=groups,
-                    state=state, depth=grant.depth)
+                    effect=verdict.effect, reason=verdict.reason, message=deciding.detail,
+                    rule=deciding.rule, trace=tuple(steps.values()), preset=grant.preset.name,
+                    groups=groups, state=state, depth=grant.depth, warnings=warnings)
 
 
 def _pool(grant: Grant, name: str, canonical: str | None, tool: Tool | None) -> Step:

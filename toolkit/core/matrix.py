@@ -11,44 +11,76 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from .decision import LABELS, STEPS, VERDICTS, Reason, decide
 from .models import Tool, groups_label
 from .resolve import Grant, group_ok, state_ok
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Reason codes, in the order of SPEC section 4; 0 and 1 are the allowed ones.
-CODES = ("allow", "approval", "pool", "deny", "implicit", "ceiling", "coordination", "group",
-         "state")
-_ALLOW, _ASK, _POOL, _DENY, _IMPLICIT, _CEILING, _COORD, _GROUP, _STATE = range(len(CODES))
+#: The cells' int8 codes index :data:`~toolkit.core.decision.VERDICTS`: 0 allow, 1 ask, then
+#: one code per failing step. The precedence among steps is decide()'s, applied below in
+#: STEPS order, and a test checks every combination against decide() itself.
+_CODE = {v: i for i, v in enumerate(VERDICTS)}
+_ALLOW, _ASK = _CODE[decide()], _CODE[decide(asks=True)]
+_FAIL = {step: _CODE[decide({step})] for step in STEPS if step is not Reason.APPROVAL}
+_GRANT_STEPS = (Reason.DENY, Reason.ALLOW, Reason.CEILING, Reason.COORDINATION)
+_REQUEST_STEPS = (Reason.GROUP, Reason.STATE)
+# The vectorised code below applies the agent-level steps before the request's; that is
+# only right while STEPS orders them so.
+assert max(map(STEPS.index, _GRANT_STEPS)) < min(map(STEPS.index, _REQUEST_STEPS))
+
+
+def first_failure(fails: dict[Reason, Any], passed: Any) -> Any:
+    """Vectorised :func:`decide`: ``fails[step]`` boolean arrays -> the code of the first
+    failing step in STEPS order, else ``passed`` (the allowed code, same shape)."""
+    import numpy as np
+
+    codes = passed
+    for step in reversed(STEPS):
+        if step in fails:  # int8 operands keep the result int8 (1 byte per cell)
+            codes = np.where(fails[step], np.int8(_FAIL[step]), codes)
+    return codes
+
+
+def _grant_failures(grant: Grant, idx: Any, n: int) -> dict[Reason, Any]:
+    """Boolean arrays over the tools: which agent-level steps each tool fails."""
+    import numpy as np
+
+    def mask(names: Any) -> Any:
+        out = np.zeros(n, dtype=bool)
+        if names:  # most are empty (and a grant of added tools often is)
+            out[idx(names)] = True
+        return out
+
+    return {Reason.DENY: mask(grant.denied), Reason.ALLOW: ~mask(grant.allowed),
+            Reason.CEILING: mask(grant.outside_ceiling),
+            Reason.COORDINATION: mask(grant.stripped)}
 
 
 def build(tool_names: Sequence[str], tools: dict[str, Tool],
           grants: Sequence[Sequence[Grant]], presets: Sequence[str], agents: Sequence[str],
           contexts: Sequence[tuple[tuple[str, ...], str]]) -> Any:
-    """Reason codes as an int8 array [tool, agent, context, preset] (``grants[preset][agent]``)."""
+    """Verdict codes as an int8 array [tool, agent, context, preset] (``grants[preset][agent]``)."""
     import numpy as np
 
     n = len(tool_names)
     position = {name: i for i, name in enumerate(tool_names)}
     n_presets, n_agents, n_contexts = len(presets), len(agents), len(contexts)
-    agent_codes = np.full((n, n_presets, n_agents), _IMPLICIT, dtype=np.int8)
-    asks = np.zeros((n, n_presets, n_agents), dtype=bool)
+    agent_codes = np.empty((n, n_presets, n_agents), dtype=np.int8)
 
     def idx(names: Any) -> Any:
         return np.fromiter((position[t] for t in names if t in position), dtype=np.intp)
 
     for p, row in enumerate(grants):
         for a, grant in enumerate(row):
-            column = agent_codes[:, p, a]
-            for names, value in ((grant.allowed, _ALLOW), (grant.outside_ceiling, _CEILING),
-                                 (grant.stripped, _COORD), (grant.denied, _DENY)):
-                if names:  # most are empty (and a grant of added tools often is)
-                    column[idx(names)] = value
+            asks = np.zeros(n, dtype=bool)
             if grant.ask:
-                asks[idx(grant.ask), p, a] = True
+                asks[idx(grant.ask)] = True
+            passed = np.where(asks, np.int8(_ASK), np.int8(_ALLOW))
+            agent_codes[:, p, a] = first_failure(_grant_failures(grant, idx, n), passed)
 
     group_pass = np.ones((n, n_contexts), dtype=bool)
     state_pass = np.ones((n, n_contexts), dtype=bool)
@@ -64,14 +96,12 @@ def build(tool_names: Sequence[str], tools: dict[str, Tool],
 
     # Every operand is int8 (numpy scalars, not Python ints), so no temporary is widened
     # to int64: the full array is 1 byte per cell and the peak stays a few times that.
-    code = np.int8
-    ok = (agent_codes == _ALLOW)[:, :, :, None]  # tool, preset, agent, context
-    request = np.where(~group_pass, code(_GROUP), np.where(~state_pass, code(_STATE),
-                                                           code(_ALLOW)))
-    per_agent = np.where(asks, code(_ASK), code(_ALLOW))[:, :, :, None]
-    allowed_code = np.where((request == _ALLOW)[:, None, None, :], per_agent,
+    granted = (agent_codes <= _ASK)[:, :, :, None]  # tool, preset, agent, context
+    request = first_failure({Reason.GROUP: ~group_pass, Reason.STATE: ~state_pass},
+                            np.full((n, n_contexts), _ALLOW, dtype=np.int8))
+    allowed_code = np.where((request == _ALLOW)[:, None, None, :], agent_codes[:, :, :, None],
                             request[:, None, None, :])
-    codes = np.where(ok, allowed_code, agent_codes[:, :, :, None])
+    codes = np.where(granted, allowed_code, agent_codes[:, :, :, None])
     return codes.transpose(0, 2, 3, 1)
 
 
@@ -107,7 +137,7 @@ def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
 
 def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
           contexts: Sequence[tuple[tuple[str, ...], str]], presets: Sequence[str],
-          *, reasons: bool) -> pd.DataFrame:
+          *, cells: Literal["bool", "label", "effect"] = "bool") -> pd.DataFrame:
     """The codes as a DataFrame: rows tools; columns agents (+ groups/state/preset levels)."""
     import numpy as np
     import pandas as pd
@@ -117,8 +147,9 @@ def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
     # a copy: names set on one frame's columns must not change the next frame's
     columns = _columns(tuple(agents), tuple(contexts), tuple(presets)).copy()
     index = pd.Index(list(tool_names), name="tool")
-    if reasons:
-        labels_array = np.asarray(CODES, dtype=object)[flat]
+    if cells != "bool":
+        names = LABELS if cells == "label" else tuple(str(v.effect) for v in VERDICTS)
+        labels_array = np.asarray(names, dtype=object)[flat]
         return pd.DataFrame(labels_array, index=index, columns=columns, copy=False)
     # A fresh array, owned by the frame: no copy (a copy is most of a large frame's cost).
     return pd.DataFrame(flat <= _ASK, index=index, columns=columns, copy=False)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError
 from . import matrix as matrix_mod
-from .explain import Decision, explain
+from .decision import Decision
+from .explain import explain
 from .loaders import Definitions, frontmatter
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .pool import ToolPool
@@ -495,15 +496,27 @@ class Policy:
         """
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
-        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, reasons=False)
+        return matrix_mod.frame(codes, tools, agents_, contexts, presets_)
 
     def reasons(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
                 presets: Sequence[str] | str | None = None) -> pd.DataFrame:
-        """The matrix's companion: the deciding step of every cell (``allow``, ``deny``, ...)."""
+        """The matrix's companion: the deciding step of every cell (``Verdict.label``).
+
+        ``allow`` / ``approval`` (ask) for allowed cells, else the step that
+        decided: ``deny``, ``implicit`` (no allow rule), ``ceiling``, ...
+        """
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
-        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, reasons=True)
+        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
+
+    def effects(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+                states: Sequence[str] | str | None = None,
+                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """The effect of every cell: ``allow``, ``ask``, ``explicit-deny``, ``implicit-deny``."""
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
 
     def preset_diff(self, presets: Sequence[str] | None = None, agents: Any = None,
                     groups: Any = None, state: str | None = None) -> pd.DataFrame:

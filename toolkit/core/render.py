@@ -1,5 +1,8 @@
 """Static HTML for decisions and resolutions (shown in notebooks, GitHub and nbviewer).
 
+The effect palette and its legend are defined here, once; every HTML view and
+widget of the package takes its colours from :data:`PALETTE`.
+
 Tool names and descriptions may come from untrusted servers: everything is
 escaped with :func:`html.escape`, nothing is ever inserted raw.
 """
@@ -7,31 +10,61 @@ escaped with :func:`html.escape`, nothing is ever inserted raw.
 from __future__ import annotations
 
 from html import escape
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from .decision import Effect, effect_of_label
 from .models import groups_label
 
 if TYPE_CHECKING:
-    from .explain import Decision
+    from .decision import Decision
     from .resolve import Resolution
 
-_COLORS = {"allow": "#1a7f37", "ask": "#9a6700", "explicit-deny": "#cf222e",
-           "implicit-deny": "#6e7781"}
+__all__ = ["PALETTE", "decision_html", "effect_html", "label_html", "legend_html",
+           "resolution_html"]
+
+#: One colour per effect (GitHub's accessible greens, ambers, reds and greys).
+PALETTE = MappingProxyType({
+    Effect.ALLOW: "#1a7f37",
+    Effect.ASK: "#9a6700",
+    Effect.CONDITIONAL: "#0969da",
+    Effect.DENY: "#cf222e",
+    Effect.IMPLICIT_DENY: "#6e7781",
+})
+
+
+def effect_html(effect: Effect, text: str | None = None) -> str:
+    """``text`` (default: the effect's name) in the effect's colour, escaped."""
+    shown = escape(effect.value if text is None else text)
+    return (f"<span class='toolkit-effect' data-effect='{effect.value}' "
+            f"style='color:{PALETTE[effect]}'>{shown}</span>")
+
+
+def label_html(label: str) -> str:
+    """A table label (``allow``, ``implicit``, ``group``, ...) coloured by its effect."""
+    return effect_html(effect_of_label(label), label)
+
+
+def legend_html() -> str:
+    """The legend shared by every view: each effect's colour and name."""
+    items = " ".join(f"<span style='color:{PALETTE[e]}'>&#9632;</span>&nbsp;{escape(e.value)}"
+                     for e in Effect)
+    return f"<p class='toolkit-legend'><small>{items}</small></p>"
 
 
 def decision_html(d: Decision) -> str:
     """A decision as a small table: verdict, deciding rule, then the trace."""
-    color = _COLORS[d.effect]
     rows = "".join(
         f"<tr><td>{escape(s.name)}</td><td>{escape(s.outcome)}</td><td>{escape(s.detail)}</td>"
         f"<td>{escape(s.rule.where) if s.rule.file else ''}</td></tr>" for s in d.trace)
     rule = escape(d.rule.where) if d.rule.file else "no rule"
+    notes = "".join(f"<p><small>warning: {escape(w)}</small></p>" for w in d.warnings)
     return (
-        f"<div class='toolkit-decision'><p><b style='color:{color}'>{escape(d.effect.upper())}"
-        f"</b> <code>{escape(d.agent)}</code> &rarr; <code>{escape(d.tool)}</code>: "
+        f"<div class='toolkit-decision'><p><b>{effect_html(d.effect, d.effect.upper())}</b> "
+        f"<code>{escape(d.agent)}</code> &rarr; <code>{escape(d.tool)}</code>: "
         f"{escape(d.message)} <small>(step <i>{escape(d.reason)}</i>; {rule})</small></p>"
         f"<p><small>preset {escape(d.preset)}, groups {escape(groups_label(d.groups))}, "
-        f"state {escape(d.state)}, depth {d.depth}</small></p>"
+        f"state {escape(d.state)}, depth {d.depth}</small></p>{notes}"
         "<table><thead><tr><th>step</th><th>outcome</th><th>detail</th><th>rule</th></tr>"
         f"</thead><tbody>{rows}</tbody></table></div>")
 
@@ -39,11 +72,12 @@ def decision_html(d: Decision) -> str:
 def resolution_html(r: Resolution) -> str:
     """A resolution as a table of every pool tool, its effect and deciding step."""
     body = "".join(
-        f"<tr><td><code>{escape(tool)}</code></td><td style='color:{_COLORS[effect]}'>"
-        f"{escape(effect)}</td><td>{escape(step)}</td></tr>" for tool, effect, step in r._rows())
+        f"<tr><td><code>{escape(tool)}</code></td><td>{effect_html(v.effect)}</td>"
+        f"<td>{escape(v.reason)}</td></tr>" for tool, v in sorted(r.verdicts.items()))
     return (
         f"<div class='toolkit-resolution'><p><b>{escape(r.agent)}</b> "
         f"<small>preset {escape(r.preset)}, groups {escape(groups_label(r.groups))}, state "
         f"{escape(r.state)}, depth {r.depth}</small>: {len(r.allowed)} tool(s) allowed</p>"
+        f"{legend_html()}"
         "<table><thead><tr><th>tool</th><th>effect</th><th>step</th></tr></thead>"
         f"<tbody>{body}</tbody></table></div>")

@@ -15,26 +15,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Problem
+from .decision import Effect, Reason, Verdict, decide
 from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Rule, Tool, groups_label
 from .pool import ToolPool
 from .presets import Preset
 
 __all__ = [
-    "STEPS",
     "Grant",
     "Lineage",
     "Resolution",
     "added_grant",
     "compile_grant",
     "extend_grant",
+    "grant_failures",
     "group_ok",
     "merge_grant",
+    "request_failures",
     "resolve_request",
     "state_ok",
 ]
 
-#: The steps of section 4, in order; ``Decision.reason`` is one of these.
-STEPS = ("pool", "deny", "allow", "ceiling", "coordination", "group", "state", "approval")
 
 
 @dataclass(frozen=True)
@@ -508,7 +508,12 @@ def _step_approval(grant: Grant, project: ProjectRules) -> None:
 
 @dataclass(frozen=True)
 class Resolution:
-    """An agent's tool set for one request: ``allowed`` includes tools that need approval."""
+    """An agent's tool set for one request: ``allowed`` includes tools that need approval.
+
+    ``verdicts`` holds every pool tool's effect and deciding step (what
+    :func:`~toolkit.core.decision.decide` said); ``proj.explain`` gives the
+    same verdict with its rule and trace.
+    """
 
     agent: str
     preset: str
@@ -519,15 +524,28 @@ class Resolution:
     ask: frozenset[str]
     filtered_by_group: tuple[str, ...]
     filtered_by_state: tuple[str, ...]
-    reasons: Mapping[str, str]
+    verdicts: Mapping[str, Verdict]
     stripped: Mapping[str, str]
     unavailable: tuple[str, ...]
     warnings: tuple[Problem, ...]
     grant: Grant
 
+    @property
+    def reasons(self) -> Mapping[str, str]:
+        """Each pool tool's deciding step (``Decision.reason``)."""
+        return {tool: v.reason.value for tool, v in self.verdicts.items()}
+
     def reason(self, tool: str) -> str:
         """The step that decided ``tool`` (``allow`` or ``approval`` when allowed)."""
-        return self.reasons.get(tool, "pool")
+        return self.verdict(tool).reason.value
+
+    def effect(self, tool: str) -> Effect:
+        """The effect of calling ``tool`` (``implicit-deny`` for a name not in the pool)."""
+        return self.verdict(tool).effect
+
+    def verdict(self, tool: str) -> Verdict:
+        """The effect and deciding step of ``tool`` (a name not in the pool fails ``pool``)."""
+        return self.verdicts.get(tool) or decide({Reason.POOL})
 
     def __contains__(self, tool: object) -> bool:
         return tool in self.allowed
@@ -537,15 +555,6 @@ class Resolution:
 
     def __len__(self) -> int:
         return len(self.allowed)
-
-    def _rows(self) -> list[tuple[str, str, str]]:
-        rows = []
-        for tool in sorted(self.reasons):
-            step = self.reasons[tool]
-            effect = ("allow" if step == "allow" else "ask" if step == "approval"
-                      else "explicit-deny" if step == "deny" else "implicit-deny")
-            rows.append((tool, effect, step))
-        return rows
 
     def __str__(self) -> str:
         head = (f"{self.agent} [{self.preset}] groups={groups_label(self.groups)} "
@@ -562,42 +571,48 @@ class Resolution:
         return {"text/plain": str(self), "text/html": resolution_html(self)}
 
 
+def grant_failures(grant: Grant, name: str) -> list[Reason]:
+    """The agent-level steps (3-6) that pool tool ``name`` fails under ``grant``."""
+    failed = []
+    if name in grant.denied:
+        failed.append(Reason.DENY)
+    if name not in grant.allowed:
+        failed.append(Reason.ALLOW)
+    if name in grant.outside_ceiling:
+        failed.append(Reason.CEILING)
+    if name in grant.stripped:
+        failed.append(Reason.COORDINATION)
+    return failed
+
+
+def request_failures(tool: Tool, groups: tuple[str, ...], state: str) -> list[Reason]:
+    """The request steps (7-8) that ``tool`` fails for ``groups`` and ``state``."""
+    failed = []
+    if not group_ok(tool, groups):
+        failed.append(Reason.GROUP)
+    if not state_ok(tool, state):
+        failed.append(Reason.STATE)
+    return failed
+
+
 def resolve_request(grant: Grant, groups: tuple[str, ...], state: str | None,
                     warnings: Iterable[Problem] = ()) -> Resolution:
     """Apply the request's groups (step 7) and state (step 8) to a grant."""
     state = state or DEFAULT_STATE
     pool = grant.pool
-    reasons: dict[str, str] = {}
-    allowed: set[str] = set()
-    by_group: list[str] = []
-    by_state: list[str] = []
-    tools = grant.tools
+    verdicts: dict[str, Verdict] = {}
     for name in pool:
-        if name in grant.denied:
-            reasons[name] = "deny"
-        elif name not in grant.allowed:
-            reasons[name] = "allow"
-        elif name in grant.outside_ceiling:
-            reasons[name] = "ceiling"
-        elif name in grant.stripped:
-            reasons[name] = "coordination"
-        if name not in tools:
-            continue
-        tool = pool[name]
-        if not group_ok(tool, groups):
-            reasons[name] = "group"
-            by_group.append(name)
-        elif not state_ok(tool, state):
-            reasons[name] = "state"
-            by_state.append(name)
-        else:
-            allowed.add(name)
-            reasons[name] = "approval" if name in grant.ask else "allow"
+        failed = grant_failures(grant, name) + request_failures(pool[name], groups, state)
+        verdicts[name] = decide(failed, asks=name in grant.ask)
+    allowed = frozenset(t for t, v in verdicts.items() if v.effect.granted)
     return Resolution(
         agent=grant.agent.name, preset=grant.preset.name, groups=groups, state=state,
-        depth=grant.depth, allowed=frozenset(allowed),
-        ask=frozenset(t for t in allowed if t in grant.ask),
-        filtered_by_group=tuple(sorted(by_group)), filtered_by_state=tuple(sorted(by_state)),
-        reasons=reasons, stripped=dict(grant.stripped), unavailable=tuple(grant.unavailable),
+        depth=grant.depth, allowed=allowed,
+        ask=frozenset(t for t in allowed if verdicts[t].effect is Effect.ASK),
+        filtered_by_group=tuple(sorted(t for t, v in verdicts.items()
+                                       if v.reason is Reason.GROUP)),
+        filtered_by_state=tuple(sorted(t for t, v in verdicts.items()
+                                       if v.reason is Reason.STATE)),
+        verdicts=verdicts, stripped=dict(grant.stripped), unavailable=tuple(grant.unavailable),
         warnings=(*grant.warnings, *warnings), grant=grant,
     )

@@ -11,7 +11,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
-    from ..core.explain import Decision
+    from ..core.decision import Decision
 
 __all__ = ["Decisions", "HTMLView", "TextView", "mimebundle", "output_item"]
 

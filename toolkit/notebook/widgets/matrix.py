@@ -14,7 +14,7 @@ from .base import View, esc, frame_html, frame_text, show
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...core.explain import Decision
+    from ...core.decision import Decision
     from ...core.policy import Policy
 
 __all__ = ["MatrixExplorer"]
