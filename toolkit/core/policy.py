@@ -6,6 +6,7 @@ runtime's ``Project`` adds servers and sessions on top of it.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -131,6 +132,7 @@ class Policy:
         self._pending: dict[tuple[str, str, int], tuple[Grant, ToolPool, Grant]] = {}
         self._unextendable: set[tuple[str, str, int]] = set()
         self._codes: _Codes | None = None  # the last matrix's reason codes
+        self.matrix_warnings: list[str] = []  # unknown group / state names of the last matrix
         self._presets: dict[str, Preset] = {}  # preset name -> with the manifest's settings
         # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
         self._problems: dict[Problem, None] = dict.fromkeys(
@@ -429,8 +431,26 @@ class Policy:
                 parent: HasLineage | Lineage | None = None,
                 preset: str | Preset | None = None) -> Decision:
         """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace."""
+        given_groups, given_state = groups, state
         lineage, group_set, state = self._request(groups, state, parent)
-        return explain(self.grant(agent, preset, lineage), tool, group_set, state)
+        notes = self._unknown_names(group_set if given_groups is not None else (),
+                                    [state] if given_state is not None else [])
+        return explain(self.grant(agent, preset, lineage), tool, group_set, state,
+                       tuple(notes))
+
+    def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
+        """Warnings for group and state names the user gave that no tool knows (typos?)."""
+        out = []
+        known_groups, known_states = set(self.groups), set(self.states)
+        for g in dict.fromkeys(groups):
+            if g != "*" and g not in known_groups:
+                out.append(f"requested group {g!r} is not a group of any tool "
+                           f"(known: {', '.join(sorted(known_groups)) or 'none'})")
+        for s in dict.fromkeys(states):
+            if s not in known_states:
+                out.append(f"invalid state {s!r}: no tool lists it in state or "
+                           f"available_in_states (known: {', '.join(sorted(known_states))})")
+        return out
 
     # -- tables -------------------------------------------------------------------------------
 
@@ -443,6 +463,11 @@ class Policy:
         group_sets = _group_sets(groups)
         state_list = [DEFAULT_STATE] if states is None else (
             [states] if isinstance(states, str) else list(states))
+        self.matrix_warnings = self._unknown_names(
+            [g for gs in group_sets for g in gs] if groups is not None else [],
+            state_list if states is not None else [])
+        for note in self.matrix_warnings:
+            warnings.warn(note, UserWarning, stacklevel=3)
         preset_names = [self._preset_name] if presets is None else (
             [presets] if isinstance(presets, str) else list(presets))
         preset_names = [get_preset(p).name for p in preset_names]
@@ -496,7 +521,8 @@ class Policy:
         """
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
-        return matrix_mod.frame(codes, tools, agents_, contexts, presets_)
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_)
+        return self._noted(frame)
 
     def reasons(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
@@ -508,7 +534,8 @@ class Policy:
         """
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
-        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
+        return self._noted(frame)
 
     def effects(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
@@ -516,7 +543,12 @@ class Policy:
         """The effect of every cell: ``allow``, ``ask``, ``explicit-deny``, ``implicit-deny``."""
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
-        return matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
+        return self._noted(frame)
+
+    def _noted(self, frame: pd.DataFrame) -> pd.DataFrame:
+        frame.attrs["warnings"] = list(self.matrix_warnings)
+        return frame
 
     def preset_diff(self, presets: Sequence[str] | None = None, agents: Any = None,
                     groups: Any = None, state: str | None = None) -> pd.DataFrame:
