@@ -17,13 +17,11 @@ executable here.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
 import shlex
 import shutil
-import signal
 import stat
 import subprocess
 import threading
@@ -34,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.models import BuiltinPolicy, Tool
+from .processes import kill_process_group
 
 __all__ = ["BUILTIN_KINDS", "CallResult", "ToolCallError", "run_builtin"]
 
@@ -238,7 +237,7 @@ def run_capped(argv: list[str], cwd: Path, timeout: float, cap: int) -> CallResu
             size += len(chunk)
             if size > cap:
                 truncated = True
-                _kill_group(proc)
+                kill_process_group(proc.pid)  # the command leads its own group
                 return
 
     thread = threading.Thread(target=reader, daemon=True)
@@ -248,7 +247,7 @@ def run_capped(argv: list[str], cwd: Path, timeout: float, cap: int) -> CallResu
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-    _kill_group(proc)  # also reaps grandchildren that outlived the command
+    kill_process_group(proc.pid)  # also ends grandchildren that outlived the command
     proc.wait()
     thread.join(timeout=5)
     if proc.stdout is not None:
@@ -262,11 +261,6 @@ def run_capped(argv: list[str], cwd: Path, timeout: float, cap: int) -> CallResu
         return CallResult.of_text(output + f"\n[output over {cap:,} bytes; process killed]",
                                   info, True)
     return CallResult.of_text(output, info, proc.returncode != 0)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def run_builtin(tool: Tool, args: dict[str, Any], base: Path) -> CallResult:

@@ -13,9 +13,7 @@ Each server's stderr goes to its own log file (``proj.server_log(name)``).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ from ..core.models import ServerConfig, Tool
 from ..errors import ServerError, ToolkitError, ToolTimeoutError
 from .builtins import CallResult
 from .loop import background_loop
+from .processes import kill_process_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -210,7 +209,7 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=sys.executable, args=["-c", _LAUNCHER, command, *config.args],
                 env=env, cwd=str(cwd))
-            stack.callback(_kill_process_group, pid_file)  # runs after the client's own close
+            stack.callback(_kill_launched_group, pid_file)  # runs after the client's own close
             streams = await stack.enter_async_context(stdio_client(params, errlog=log))
             return streams[0], streams[1]
         url = str(config.url)
@@ -348,7 +347,7 @@ class ServerConnection:
             await self._done.wait()
 
 
-def _kill_process_group(pid_file: Path) -> None:
+def _kill_launched_group(pid_file: Path) -> None:
     """SIGKILL whatever is left of a stdio server's process group once its transport closed.
 
     The ``mcp`` client escalates to killing the group only when the server
@@ -362,9 +361,7 @@ def _kill_process_group(pid_file: Path) -> None:
         return  # the launcher never got that far: no group to end
     finally:
         pid_file.unlink(missing_ok=True)
-    if pgid > 1 and hasattr(os, "killpg"):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
+    kill_process_group(pgid)
 
 
 async def _then_cancel(wait: Any, scope: anyio.CancelScope) -> None:
