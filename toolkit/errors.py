@@ -6,6 +6,7 @@ and what to do about it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,13 +14,26 @@ __all__ = [
     "AccessDeniedError",
     "DefinitionError",
     "Problem",
+    "ProjectClosedError",
     "ServerError",
     "SpawnError",
     "ToolNotFoundError",
     "ToolTimeoutError",
     "ToolkitError",
     "UnknownAgentError",
+    "where",
 ]
+
+
+def where(file: str | os.PathLike[str] | None, line: int | None) -> str:
+    """Where something was written: ``file:line``, or the file alone when its line is unknown.
+
+    The one place a location is spelt out, so every message shows it the same way.
+
+    >>> where("agents/a.md", 3), where("tools.yaml", None)
+    ('agents/a.md:3', 'tools.yaml')
+    """
+    return str(file) if line is None else f"{file}:{line}"
 
 
 @dataclass(frozen=True)
@@ -36,10 +50,7 @@ class Problem:
     severity: str = "error"  # "error" or "warning"
 
     def __str__(self) -> str:
-        where = self.file or "<input>"
-        if self.line is not None:
-            where = f"{where}:{self.line}"
-        return f"{where}: {self.message}"
+        return f"{where(self.file or '<input>', self.line)}: {self.message}"
 
 
 class ToolkitError(Exception):
@@ -105,3 +116,11 @@ class ToolTimeoutError(ServerError, TimeoutError):
 
 class SpawnError(ToolkitError):
     """A child agent cannot be spawned as defined (e.g. it names a tool its parent lacks)."""
+
+
+class ProjectClosedError(ToolkitError, RuntimeError):
+    """A project (or one of its sessions) was used after ``proj.close()``.
+
+    A closed project has ended its sessions and MCP connections for good;
+    load the project again (``tk.load(...)``) to start new ones.
+    """

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import where
+
 __all__ = [
     "DEFAULT_GROUPS",
     "DEFAULT_STATE",
@@ -80,9 +82,7 @@ class Rule(_Frozen):
     @property
     def where(self) -> str:
         """``file:line`` of the rule, or ``"-"`` when it has no location."""
-        if self.file is None:
-            return "-"
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
+        return "-" if self.file is None else where(self.file, self.line)
 
     def __str__(self) -> str:
         label = self.pattern if self.target is None else f"{self.pattern} -> {self.target}"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ...errors import DefinitionError, Problem
+from ...errors import DefinitionError, Problem, where
 from ..models import AgentDefinition, Rule, ServerConfig, Tool
 from ._source import Located, Path_
 
@@ -64,9 +64,9 @@ class Definitions:
         """Add an agent; a second agent of the same name is a definition error."""
         if agent.name in self.agents:
             first = self.agents[agent.name]
-            where = f"{first.file}:{first.line}" if first.line else str(first.file)
             self.error(Problem(agent.file, agent.line,
-                               f"duplicate agent name {agent.name!r} (first defined at {where}); "
+                               f"duplicate agent name {agent.name!r} (first defined at "
+                               f"{where(first.file, first.line)}); "
                                "rename one of them"))
             return
         self.agents[agent.name] = agent
@@ -77,7 +77,7 @@ class Definitions:
             first = self.tools[tool.name]
             self.error(Problem(tool.file, tool.line,
                                f"tool {tool.name!r} is declared twice (first at "
-                               f"{first.file}:{first.line}); keep one declaration"))
+                               f"{where(first.file, first.line)}); keep one declaration"))
             return
         self.tools[tool.name] = tool
 
@@ -87,7 +87,7 @@ class Definitions:
             first = self.servers[server.name]
             self.error(Problem(server.file, server.line,
                                f"MCP server {server.name!r} is configured twice (first at "
-                               f"{first.file}:{first.line}); keep one"))
+                               f"{where(first.file, first.line)}); keep one"))
             return
         self.servers[server.name] = server
 
