@@ -7,12 +7,11 @@ states that cannot be reached from ``undefined`` or cannot be left.
 
 from __future__ import annotations
 
-import fnmatch
-
 from ..errors import DefinitionError, Problem
 from .loaders import load_definitions
 from .models import DEFAULT_STATE
 from .policy import Policy
+from .pool import glob_match
 from .presets import Preset
 
 __all__ = ["check_project", "guideline_problems", "state_problems"]
@@ -35,7 +34,7 @@ def guideline_problems(policy: Policy) -> list[Problem]:
         patterns = [str(r.pattern) for r in agent.allow or ()]
         declared = set(patterns) | {str(r.pattern) for r in agent.aliases}
         for tool, line in agent.guideline_lines.items():
-            if tool in declared or any(fnmatch.fnmatchcase(tool, p) for p in patterns):
+            if tool in declared or any(glob_match(tool, p) for p in patterns):
                 continue
             out.append(Problem(agent.file, line,
                                f"agent {agent.name!r}: Tool Usage Guidelines mention {tool!r}, "

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: STEPS order, and a test checks every combination against decide() itself.
 _CODE = {v: i for i, v in enumerate(VERDICTS)}
 _ALLOW, _ASK = _CODE[decide()], _CODE[decide(asks=True)]
-_FAIL = {step: _CODE[decide({step})] for step in STEPS if step is not Reason.APPROVAL}
+_FAIL: dict[Reason, int] = {s: _CODE[decide({s})] for s in STEPS if s is not Reason.APPROVAL}
 _GRANT_STEPS = (Reason.DENY, Reason.ALLOW, Reason.CEILING, Reason.COORDINATION)
 _REQUEST_STEPS = (Reason.GROUP, Reason.STATE)
 # The vectorised code below applies the agent-level steps before the request's; that is
@@ -112,7 +112,7 @@ def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
     """``codes`` (rows ``tool_names``, sorted) with rows for the ``added`` tools merged in.
 
     ``grants`` hold each agent's decisions about the added tools only (what
-    :func:`~toolkit.core.resolve.added_grant` computed); the result's rows are
+    :func:`~toolkit.core.incremental.added_grant` computed); the result's rows are
     ``sorted([*tool_names, *added])``, as :func:`build` would have made them.
     """
     import bisect

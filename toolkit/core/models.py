@@ -6,7 +6,6 @@ the file and 1-based line it came from, so a decision can point at it.
 
 from __future__ import annotations
 
-import fnmatch
 from functools import cached_property
 from typing import Any, Literal
 
@@ -70,14 +69,6 @@ class Rule(_Frozen):
     def is_glob(self) -> bool:
         """Whether the pattern is a glob (``*`` alone included)."""
         return self.pattern is not None and is_glob(self.pattern)
-
-    def matches(self, name: str) -> bool:
-        """Case-sensitive ``fnmatch`` (``*`` crosses ``/``) or exact comparison."""
-        if self.pattern is None:
-            return False
-        if self.is_glob:
-            return fnmatch.fnmatchcase(name, self.pattern)
-        return name == self.pattern
 
     @property
     def where(self) -> str:
@@ -228,12 +219,6 @@ class Request(_Frozen):
     groups: tuple[str, ...] = DEFAULT_GROUPS
     state: str = DEFAULT_STATE
     user: User | None = None
-
-    @classmethod
-    def make(cls, groups: Any = None, state: str | None = None,
-             user: User | None = None) -> Request:
-        """Build a request, applying the defaults (``["default"]``, ``"undefined"``)."""
-        return cls(groups=normalize_groups(groups), state=state or DEFAULT_STATE, user=user)
 
     @property
     def label(self) -> str:

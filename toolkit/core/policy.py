@@ -16,6 +16,7 @@ from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError
 from . import matrix as matrix_mod
 from .decision import Decision
 from .explain import explain
+from .incremental import added_grant, merge_grant
 from .loaders import Definitions, frontmatter
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .pool import ToolPool
@@ -25,10 +26,8 @@ from .resolve import (
     Lineage,
     ProjectRules,
     Resolution,
-    added_grant,
     compile_grant,
     follow_aliases,
-    merge_grant,
     resolve_request,
 )
 
@@ -239,7 +238,7 @@ class Policy:
 
         When the change only adds tools (a new server, say), grants and the
         last matrix are brought up to date for the added tools instead of
-        being recomputed (see :func:`~toolkit.core.resolve.added_grant`).
+        being recomputed (see :func:`~toolkit.core.incremental.added_grant`).
         """
         for server, tools in servers.items():
             if tools is None:
@@ -366,7 +365,7 @@ class Policy:
         """What the grant for ``key`` (on the current pool) decides about the added tools.
 
         None when the pool did not just gain tools, or the old grant cannot be
-        extended (see :func:`~toolkit.core.resolve.added_grant`).
+        extended (see :func:`~toolkit.core.incremental.added_grant`).
         """
         if key in self._pending:
             return self._pending[key][2]

@@ -16,7 +16,7 @@ from functools import cached_property
 
 from .models import Tool
 
-__all__ = ["NameIndex", "ToolPool"]
+__all__ = ["NameIndex", "ToolPool", "glob_match"]
 
 
 class ToolPool(Mapping[str, Tool]):
@@ -64,7 +64,7 @@ class ToolPool(Mapping[str, Tool]):
         """Canonical names, sorted; a tool's position here is its id in matrices."""
         base = self._built_base("names")
         if base is not None and self._base is not None:
-            return tuple(sorted((*base.names, *self._base[1]._tools)))  # two sorted runs
+            return tuple(sorted((*base.names, *self._base[1])))  # two sorted runs
         return tuple(sorted(self._tools))
 
     def _built_base(self, attribute: str) -> ToolPool | None:
@@ -102,13 +102,6 @@ class ToolPool(Mapping[str, Tool]):
                          self.pending_servers)
         self._base = (weakref.ref(old), added)
         return added
-
-    def with_tools(self, tools: Iterable[Tool], *, drop_server: str | None = None,
-                   pending: Iterable[str] | None = None) -> ToolPool:
-        """A new pool with ``tools`` added (and a server's old tools dropped first)."""
-        kept = [t for t in self._tools.values() if drop_server is None or t.server != drop_server]
-        return ToolPool([*kept, *tools],
-                        self.pending_servers if pending is None else pending, self.version + 1)
 
 
 class NameIndex:
@@ -184,6 +177,15 @@ class NameIndex:
             result = frozenset(self._owners[i] for i in range(lo, hi) if match(self._keys[i]))
         self._glob_cache[pattern] = result
         return result
+
+
+def glob_match(name: str, pattern: str) -> bool:
+    """The glob rule of SPEC section 4: ``fnmatchcase`` (case-sensitive, ``*`` crosses ``/``).
+
+    >>> glob_match("entities_create", "entities_*"), glob_match("Entities_x", "entities_*")
+    (True, False)
+    """
+    return _matcher(pattern)(name) is not None
 
 
 @functools.lru_cache(maxsize=4096)

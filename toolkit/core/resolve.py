@@ -24,12 +24,9 @@ __all__ = [
     "Grant",
     "Lineage",
     "Resolution",
-    "added_grant",
     "compile_grant",
-    "extend_grant",
     "grant_failures",
     "group_ok",
-    "merge_grant",
     "request_failures",
     "resolve_request",
     "state_ok",
@@ -84,7 +81,7 @@ class Grant:
     errors: list[Problem] = field(default_factory=list)
     spawn_errors: list[Problem] = field(default_factory=list)
     glob_hits: dict[Rule, bool] = field(default_factory=dict)  # reported globs: matched any?
-    added: Grant | None = None  # made by extend_grant: the steps over just the added tools
+    added: Grant | None = None  # set by incremental.merge_grant: the steps over the added tools
     added_only: bool = False  # compiled over added tools only (see compile_grant)
     exact_missing: bool = False  # some exact name a rule writes is not (uniquely) in the pool
 
@@ -126,7 +123,7 @@ def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
 
     ``added_only``: ``pool`` holds just the tools added to a pool in which
     every exact name of the agent was found, so exact rules cannot reach them
-    and only globs are matched (what :func:`extend_grant` needs).
+    and only globs are matched (what :func:`~toolkit.core.incremental.added_grant` needs).
     """
     depth = 0 if lineage is None else lineage.depth + 1
     limit = max_depth if lineage is None else lineage.max_depth
@@ -144,77 +141,11 @@ def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
     _step_depth_limit(grant)
     _step_coordination(grant)
     _step_approval(grant, project)
-    grant.warnings.extend(_glob_warnings(grant))
+    grant.warnings.extend(glob_warnings(grant))
     return grant
 
 
-def extend_grant(grant: Grant, pool: ToolPool, added: ToolPool,
-                 project: ProjectRules) -> Grant | None:
-    """``grant`` brought up to date with ``pool`` = ``grant.pool`` + ``added``, or None.
-
-    :func:`added_grant` then :func:`merge_grant`; None when the grant cannot
-    be extended and must be recompiled.
-    """
-    delta = added_grant(grant, added, project)
-    return None if delta is None else merge_grant(grant, pool, delta)
-
-
-def added_grant(grant: Grant, added: ToolPool, project: ProjectRules) -> Grant | None:
-    """What a root ``grant`` decides about the ``added`` tools alone, or None.
-
-    Adding tools changes nothing a root grant decided about the tools it
-    already saw when (a) no added spelling collides with an existing one (so no
-    name changes owner or becomes ambiguous) and (b) every exact name the agent
-    and the project write was found in the old pool (so no unknown or pending
-    name can become a tool). Then only the added tools need deciding: the same
-    steps run over ``added`` alone. Otherwise (or for a child's grant) the
-    answer is None and the caller recompiles.
-    """
-    agent = grant.agent
-    if grant.lineage is not None or grant.exact_missing or not added.extends_cleanly(
-            grant.pool):
-        return None
-    if agent.use_servers and any(t.server in agent.use_servers for t in added.values()):
-        return None
-    index = added.index
-    project_globs = (str(r.pattern) for r in (*project.deny, *project.ask) if r.is_glob)
-    if not agent.allow or any(index.glob(p) for p in (*project_globs, *agent.glob_patterns)):
-        return compile_grant(agent, added, grant.preset, project,
-                             max_depth=grant.preset.max_depth, added_only=True)
-    # no rule reaches an added tool: the agent holds none of them
-    return Grant(agent=agent, preset=grant.preset, pool=added, depth=0,
-                 max_depth=grant.max_depth, lineage=None, added_only=True)
-
-
-def merge_grant(grant: Grant, pool: ToolPool, delta: Grant) -> Grant:
-    """``grant`` (over ``grant.pool``) and its :func:`added_grant` ``delta`` as one grant."""
-    # Grants are not changed once compiled, so what the added tools leave alone is shared.
-    merged = Grant(
-        agent=grant.agent, preset=grant.preset, pool=pool, depth=0, max_depth=grant.max_depth,
-        lineage=None, aliases=grant.aliases, denied=_merged(grant.denied, delta.denied),
-        self_denied=_union(grant.self_denied, delta.self_denied),
-        in_range=None if grant.in_range is None else _union(grant.in_range, delta.in_range),
-        allowed=_merged(grant.allowed, delta.allowed), allow_note=grant.allow_note,
-        exact_allowed=grant.exact_allowed, ask=_merged(grant.ask, delta.ask),
-        unavailable=grant.unavailable, warnings=grant.warnings, added=delta,
-        glob_hits=grant.glob_hits if not any(delta.glob_hits.values()) else {
-            r: hit or delta.glob_hits.get(r, False) for r, hit in grant.glob_hits.items()})
-    if merged.glob_hits is not grant.glob_hits or (
-            pool.pending_servers != grant.pool.pending_servers):
-        stale = set(_glob_warnings(grant))
-        merged.warnings = [w for w in grant.warnings if w not in stale] + _glob_warnings(merged)
-    return merged
-
-
-def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    return {**old, **new} if new else old
-
-
-def _union(old: frozenset[str], new: frozenset[str] | None) -> frozenset[str]:
-    return old | new if new else old
-
-
-def _glob_warnings(grant: Grant) -> list[Problem]:
+def glob_warnings(grant: Grant) -> list[Problem]:
     """A warning for each reported glob that matches no tool (none while servers are pending)."""
     if grant.pool.pending_servers:
         return []
@@ -375,46 +306,54 @@ def _unknown(grant: Grant, rule: Rule) -> None:
 
 def _step_allow(grant: Grant) -> None:
     """The agent's allow rules (exact, glob, ``"*"``), or the preset's default for none."""
-    agent, preset = grant.agent, grant.preset
     scope = grant.in_range if grant.in_range is not None else frozenset(grant.pool)
-    if agent.allow is None or not agent.allow:
-        written = "omitted" if agent.allow is None else "empty"
-        if agent.allow is None:
-            mode = preset.omitted_root if grant.depth == 0 else preset.omitted_child
-        else:
-            mode = preset.empty_list
-        if mode == "error":
-            grant.errors.append(Problem(agent.file, agent.allow_line or agent.line,
-                                        f"agent {agent.name!r} has an empty tools list, which "
-                                        f"the {preset.name} preset rejects; omit the field to "
-                                        "give it every tool, or list its tools"))
-            return
-        if mode == "inherit":
-            mode = "all"  # the parent ceiling (step 5) does the narrowing; all at a root
-        if mode in ("all", "all-of-use"):
-            what = "its use list" if grant.in_range is not None else "the pool"
-            grant.allow_note = (f"allow list {written}: the {preset.name} preset gives every "
-                                f"tool of {what}" + (" (inherited from the parent)"
-                                                     if grant.depth else ""))
-            grant.allowed = dict.fromkeys(scope, NO_RULE)
-        else:
-            grant.allow_note = f"allow list {written}: the {preset.name} preset gives no tools"
+    if grant.agent.allow:
+        _allow_by_rules(grant, scope)
+    else:
+        _allow_by_preset(grant, scope)
+
+
+def _allow_by_preset(grant: Grant, scope: frozenset[str]) -> None:
+    """An omitted or empty allow list: what the preset's table says (SPEC section 4)."""
+    agent, preset = grant.agent, grant.preset
+    written = "omitted" if agent.allow is None else "empty"
+    if agent.allow is None:
+        mode = preset.omitted_root if grant.depth == 0 else preset.omitted_child
+    else:
+        mode = preset.empty_list
+    if mode == "error":
+        grant.errors.append(Problem(agent.file, agent.allow_line or agent.line,
+                                    f"agent {agent.name!r} has an empty tools list, which "
+                                    f"the {preset.name} preset rejects; omit the field to "
+                                    "give it every tool, or list its tools"))
         return
-    rules = [r for r in agent.allow if r.is_glob] if grant.added_only else agent.allow
-    ordered = sorted(rules, key=lambda r: (r.pattern == "*", r.is_glob))
-    for rule in ordered:
+    if mode == "inherit":
+        mode = "all"  # the parent ceiling (step 5) does the narrowing; all at a root
+    if mode in ("all", "all-of-use"):
+        what = "its use list" if grant.in_range is not None else "the pool"
+        grant.allow_note = (f"allow list {written}: the {preset.name} preset gives every "
+                            f"tool of {what}" + (" (inherited from the parent)"
+                                                 if grant.depth else ""))
+        grant.allowed = dict.fromkeys(scope, NO_RULE)
+    else:
+        grant.allow_note = f"allow list {written}: the {preset.name} preset gives no tools"
+
+
+def _allow_by_rules(grant: Grant, scope: frozenset[str]) -> None:
+    """The agent's own allow rules, exact names before globs before ``"*"``."""
+    agent = grant.agent
+    rules = [r for r in agent.allow or () if r.is_glob] if grant.added_only else agent.allow or ()
+    for rule in sorted(rules, key=lambda r: (r.pattern == "*", r.is_glob)):
         hits = _match(grant, rule, report_unknown=True)
         if not rule.is_glob and not hits:
             _unknown(grant, rule)
-        outside = hits - scope
-        if outside and not rule.is_glob:
+        if hits - scope and not rule.is_glob:
             grant.warnings.append(Problem(rule.file, rule.line,
                                           f"agent {agent.name!r} allows {rule.pattern!r}, which "
                                           "is not in its use list; it stays blocked", "warning"))
-        exact = not rule.is_glob
         for tool in hits & scope:
             grant.allowed.setdefault(tool, rule)
-            if exact:
+            if not rule.is_glob:
                 grant.exact_allowed.setdefault(tool, rule)
     grant.allow_note = "allowed by the agent's allow rules"
 

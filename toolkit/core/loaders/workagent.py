@@ -18,9 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...errors import DefinitionError
-from ..models import AgentDefinition, BuiltinPolicy, Rule, ServerConfig, Tool
+from ..models import AgentDefinition, BuiltinPolicy, Rule, Tool
 from ._common import Definitions, alias_rules, name_list, rules, tool_source
 from ._source import Located, validation_problems
+from .mcpconfig import TRANSPORTS, server_config
 
 _TOOL_KEYS = {"use", "allowed", "aliases", "mcpServers", "available", "autoApprove"}
 
@@ -150,18 +151,13 @@ def load_catalog(src: Located, defs: Definitions) -> None:
                 groups=tuple(entry.group) if entry.group else ("default",),
                 file=src.file, line=line))
             continue
-        transport = {"http": "streamable-http"}.get(entry.transport or "stdio",
-                                                    entry.transport or "stdio")
+        transport = TRANSPORTS[entry.transport or "stdio"]
         if transport == "stdio" and not entry.command:
             raise src.error(path, f"mcp tool {entry.id!r} with transport stdio needs a command")
         if transport != "stdio" and not entry.endpoint:
             raise src.error(path, f"mcp tool {entry.id!r} with transport {transport} needs an "
                                   "endpoint")
-        health = entry.healthCheck
-        defs.add_server(ServerConfig(
-            name=entry.id, transport=transport,
-            command=entry.command, args=tuple(entry.args), env=entry.env, cwd=entry.cwd,
-            url=entry.endpoint,
-            health_check=({} if health is True else health) if health else None,
-            startup_timeout=entry.startupTimeout or 30.0,
-            file=src.file, line=line))
+        defs.add_server(server_config(
+            src, path, entry.id, transport, command=entry.command, args=entry.args,
+            env=entry.env, cwd=entry.cwd, url=entry.endpoint, health=entry.healthCheck,
+            startup_timeout=entry.startupTimeout))

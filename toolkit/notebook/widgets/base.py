@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import traceback
+import logging
 from collections.abc import Callable
 from html import escape
 from typing import Any
@@ -13,6 +13,8 @@ from ...errors import ToolkitError
 from ..views import error_item, mimebundle, output_item
 
 __all__ = ["View", "esc", "show", "show_error"]
+
+log = logging.getLogger("toolkit")
 
 
 def esc(value: object) -> str:
@@ -26,14 +28,16 @@ def show(out: w.Output, *objects: Any) -> None:
 
 
 def show_error(out: w.Output, exc: BaseException) -> None:
-    """Show an exception in ``out``: one line for toolkit's own errors, else the traceback."""
-    if isinstance(exc, ToolkitError):
-        from ..magic import one_line
+    """Show an exception in ``out`` as one line (``Type: message``), never a traceback.
 
-        text = f"{type(exc).__name__}: {one_line(exc)}"
-    else:
-        text = "".join(traceback.format_exception(exc))
-    out.outputs = (error_item(text),)
+    The traceback of an error that is not the toolkit's own (a bug, not a user
+    mistake) goes to the ``toolkit`` logger, so it is not lost either.
+    """
+    from ..magic import one_line
+
+    if not isinstance(exc, (ToolkitError, ValueError, KeyError)):
+        log.error("widget callback failed", exc_info=exc)
+    out.outputs = (error_item(f"{type(exc).__name__}: {one_line(exc)}"),)
 
 
 class View:
@@ -67,7 +71,7 @@ class View:
             try:
                 self.messages.outputs = ()
                 handler(*args)
-            except Exception as exc:  # shown to the user, never lost
+            except Exception as exc:  # noqa: BLE001 - shown in the widget, never lost
                 show_error(self.messages, exc)
 
         return wrapped

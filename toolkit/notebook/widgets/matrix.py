@@ -7,9 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.models import groups_label
+from ...core.decision import Effect, effect_of_label
+from ...core.models import groups_label, parse_group_sets
 from ...core.presets import PRESETS
-from .base import View, esc, frame_html, frame_text, show
+from ...core.render import PALETTE, legend_html
+from ..views import labels_table_html
+from .base import View, esc, frame_text, show
+
+# The text a cell's button shows for its effect (its colour comes from PALETTE).
+_MARK = {Effect.ALLOW: "✓", Effect.ASK: "ask", Effect.CONDITIONAL: "if…",
+         Effect.DENY: "✗ deny", Effect.IMPLICIT_DENY: "·"}
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,24 +25,6 @@ if TYPE_CHECKING:
     from ...core.policy import Policy
 
 __all__ = ["MatrixExplorer"]
-
-# The deciding step of a cell -> (button text, button style).
-_LOOK = {"allow": ("✓", "success"), "approval": ("ask", "warning"), "deny": ("✗ deny", "danger")}
-
-
-def parse_group_sets(text: str) -> list[tuple[str, ...]]:
-    """``"read-only,knowledge; *"`` -> ``[("read-only", "knowledge"), ("*",)]``; ``none`` = ()."""
-    sets: list[tuple[str, ...]] = []
-    for part in text.split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        if part.lower() in ("none", "[]"):
-            sets.append(())
-        else:
-            sets.append(tuple(g.strip() for g in part.split(",") if g.strip()))
-    return sets or [("*",)]
-
 
 class MatrixExplorer(View):
     """The resolved matrix with pickers; each cell is a button that explains itself.
@@ -71,16 +60,19 @@ class MatrixExplorer(View):
             picker.observe(self.reporting(self._changed), names="value")
         pickers = w.HBox([self.agents, self.states, self.presets])
         self.widget = w.VBox([pickers, self.groups, self.messages, self.grid,
-                              w.Label("Click a cell to see why."), self.explanation])
+                              w.HTML(legend_html()), w.Label("Click a cell to see why."),
+                              self.explanation])
         self.widget.add_class("toolkit-matrix-explorer")
         self.refresh()
 
     def _changed(self, change: dict[str, Any]) -> None:
+        self.decision = None  # an explanation of a cell of the old grid would be stale
+        self.explanation.outputs = ()
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute the table for the pickers' values and rebuild the grid."""
-        group_sets = parse_group_sets(self.groups.value)
+        group_sets = parse_group_sets(self.groups.value) or [("*",)]
         table = self.project.reasons(agents=list(self.agents.value), groups=group_sets,
                                      states=list(self.states.value),
                                      presets=list(self.presets.value))
@@ -111,10 +103,13 @@ class MatrixExplorer(View):
         for tool in table.index:
             cells.append(w.Label(str(tool), tooltip=self._description(str(tool))))
             for i, step in enumerate(table.loc[tool]):
-                text, style = _LOOK.get(str(step), (f"· {step}", ""))
-                button = w.Button(description=text, button_style=style,
-                                  tooltip=f"{tool} — {step}",
+                effect = effect_of_label(str(step))
+                mark = _MARK[effect]
+                button = w.Button(description=mark if mark != "·" else f"· {step}",
+                                  tooltip=f"{tool}: {effect} ({step})",
                                   layout=w.Layout(width="auto", height="28px"))
+                button.style.button_color = PALETTE[effect]
+                button.style.text_color = "white"
                 button.on_click(self.reporting(lambda _b, t=str(tool), c=i: self.click(t, c)))
                 self.cells[(str(tool), i)] = button
                 cells.append(button)
@@ -138,7 +133,8 @@ class MatrixExplorer(View):
                 f"group sets {esc(self.groups.value)}; states "
                 f"{esc(', '.join(self.states.value))}; presets "
                 f"{esc(', '.join(self.presets.value))}</small></p>")
-        return head + (frame_html(self.table) if self.table is not None else "")
+        return head + legend_html() + (labels_table_html(self.table)
+                                       if self.table is not None else "")
 
     def static_text(self) -> str:
         return "Tool matrix (deciding step per cell)\n" + (

@@ -70,7 +70,7 @@ class ServerPanel(View):
     def _log(self, name: str) -> str:
         try:
             return self.project.server_log(name) or "(nothing written)"
-        except Exception as exc:  # a server that never started has no log yet
+        except OSError as exc:  # an unreadable log file: say so in its place
             return f"(no log: {exc})"
 
     def refresh(self) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from ...core.render import PALETTE
 from .base import View, esc, show
 
 if TYPE_CHECKING:
@@ -83,9 +84,12 @@ class WorkflowStepper(View):
         rows = []
         self.buttons, self.arg_boxes = {}, {}
         for name in sorted(s.allowed):
-            button = w.Button(description=name, tooltip=s.pool[name].description or name,
-                              layout=w.Layout(width="220px"),
-                              button_style="warning" if name in s.resolution.ask else "info")
+            effect = s.resolution.effect(name)
+            button = w.Button(description=name, tooltip=f"{effect}: "
+                              f"{s.pool[name].description or name}",
+                              layout=w.Layout(width="220px"))
+            button.style.button_color = PALETTE[effect]
+            button.style.text_color = "white"
             button.add_class("toolkit-stepper-tool")
             button.on_click(self.reporting(lambda _b, t=name: self.click(t)))
             args = self.preset_args.get(name, example_args(s.pool[name]))
@@ -111,7 +115,7 @@ class WorkflowStepper(View):
         step: dict[str, Any] = {"tool": tool, "args": args, "from": before}
         try:
             result = self.session.call(tool, args)
-        except Exception as exc:
+        except Exception as exc:  # recorded in the history, then re-raised
             step.update(to=self.session.state, outcome=f"{type(exc).__name__}: {exc}")
             self.history.append(step)
             self.render()
