@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 
 import toolkit as tk
 from tests.support.procs import wait_no_descendants
+from toolkit.notebook.magic import usage
 
 from .conftest import TestingShell
 
@@ -119,7 +122,8 @@ def test_start_call_spawn_audit_with_a_live_server(ip: TestingShell) -> None:
     result = run(ip, '%tk call knowledge-query {"query": "Acme"}')
     assert not result.is_error  # type: ignore[attr-defined]
     assert session.state == "analysis"
-    with pytest.raises(UsageError, match=r"^tool not found: knowledge-query$"):
+    with pytest.raises(UsageError, match=r"^tool not found: knowledge-query — blocked for this "
+                                         r"session by step 'state': state 'analysis' is not in"):
         ip.run_cell("%tk call knowledge-query {}")  # not available in analysis
     with pytest.raises(UsageError, match="arguments must be a JSON object"):
         ip.run_cell("%tk call text-completion [1]")
@@ -149,3 +153,249 @@ def test_unload_ext_closes_the_project(shell_instance: TestingShell) -> None:
     assert magics.project is not None
     shell_instance.run_cell("%unload_ext toolkit")
     assert magics.project is None
+
+
+# -- every mistake a user can make is one line, and the cell fails ---------------------------
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    (f"%tk load {TG} --preset nope",
+     "%tk load: argument --preset: unknown preset 'nope'; known presets: strict,"),
+    ("%tk matrix --presets nope",
+     "%tk matrix: argument --presets/--preset: unknown preset 'nope'; known presets: strict,"),
+    ("%tk matrix --preset trustgraph,nope", "unknown preset 'nope'"),
+    ("%tk matrix --agents nobody", "unknown agent 'nobody'; known agents: react-agent"),
+    ("%tk explain react-agent graph-update --preset nope",
+     "%tk explain: argument --preset: unknown preset 'nope'"),
+    ("%tk explain react-agent graph-update --session", "no session: run %tk start AGENT first"),
+    ("%tk servers --ping nope", "unknown server 'nope'; configured servers: trustgraph"),
+    ("%tk servers --log nope", "unknown server 'nope'; configured servers: trustgraph"),
+    ("%tk servers --ping trustgraph",
+     "server 'trustgraph' is not connected; run %tk connect trustgraph first"),
+    ("%tk connect nope", "unknown server(s) ['nope']; configured: ['trustgraph']"),
+    ("%tk connect --timeout -1",
+     "%tk connect: argument --timeout: must be a positive number of seconds, not '-1'"),
+    ("%tk connect --timeout soon", "must be a positive number of seconds, not 'soon'"),
+    ("%tk start nobody", "unknown agent 'nobody'; known agents: react-agent"),
+    ("%tk start react-agent --user nobody",
+     "unknown user 'nobody'; users in the manifest: admin, analyst, user-a, user-b"),
+    ("%tk start react-agent --user user-a --groups write",
+     "user 'user-a' may not request groups ['write']"),
+    ("%tk spawn react-agent", "no session: run %tk start AGENT first"),
+    ("%tk call text-completion", "no session: run %tk start AGENT first"),
+    ("%tk audit --agent nope", "no session 'nope' in the audit trail; session ids: (none)"),
+    ("%tk audit --tail -2", "%tk audit: argument --tail: must be a whole number, 0 or more"),
+    ("%tk audit --tail many", "must be a whole number, 0 or more, not 'many'"),
+    ("%tk explain", "%tk explain: the following arguments are required: agent, tools"),
+    ("%%tk matrix\nbody", "%%tk matrix is not a cell magic; use %tk matrix on one line"),
+    ("%%tk agent\n---\nname: y\ntools: 3\n---\n",
+     "<cell>:3: tools must be a list of tool names or a comma-separated string, not int"),
+])
+def test_bad_input_after_load_is_a_one_line_usage_error(ip: TestingShell, cell: str,
+                                                        message: str) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell(cell)  # the TestingShell raises what would fail the cell
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+    assert "Traceback" not in str(info.value)
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ("%tk spawn nobody", "unknown agent 'nobody'; known agents: react-agent"),
+    ("%tk spawn react-agent --groups '*'",
+     "spawn of 'react-agent' asks for groups ['*'] beyond its parent's ['read-only']"),
+    ("%tk spawn react-agent --parent nope", "no session 'nope'; sessions: react-agent"),
+    ("%tk call text-completion {bad",
+     "%tk call: arguments must be a JSON object: Expecting property name"),
+    ("%tk call text-completion [1]", "%tk call: arguments must be a JSON object, not list"),
+    ("%tk call text-completion 3", "%tk call: arguments must be a JSON object, not int"),
+    ("%tk audit --agent nope",
+     "no session 'nope' in the audit trail; session ids: react-agent"),
+])
+def test_bad_input_in_a_session_is_a_one_line_usage_error(ip: TestingShell, cell: str,
+                                                          message: str) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%tk start react-agent --groups read-only")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell(cell)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_bad_configured_preset_names_the_config(ip: TestingShell) -> None:
+    ip.run_cell("%config ToolkitMagics.preset = 'nope'")
+    try:
+        with pytest.raises(UsageError) as info:
+            ip.run_cell(f"%tk load {TG}")
+        assert str(info.value).startswith(
+            "%config ToolkitMagics.preset: unknown preset 'nope'; known presets: strict,")
+        assert str(info.value).endswith("; set a known one or None")
+    finally:
+        ip.run_cell("%config ToolkitMagics.preset = None")  # the shell's config outlives the test
+
+
+def test_a_failing_cell_stops_run_all(ip: TestingShell) -> None:
+    """In a plain shell (no raising) the cell fails too: nbclient and "Run all" stop there."""
+    ip.run_cell(f"%tk load {TG}")
+    result = InteractiveShell.run_cell(ip, "%tk matrix --presets nope")
+    assert not result.success
+    assert isinstance(result.error_in_exec, UsageError)
+
+
+# -- unknown groups and states: a warning line, and the answer -------------------------------
+
+
+def test_unknown_state_or_group_in_matrix_is_a_warning_line_each_time(
+        ip: TestingShell, capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    capsys.readouterr()
+    for _ in range(2):  # Python shows a warning once; the magic says it every time
+        table = run(ip, "%tk matrix --states nostate --groups nogroup")
+        assert isinstance(table, pd.DataFrame) and not table.any().any()
+        err = capsys.readouterr().err.splitlines()
+        assert [line.split(" (known:")[0] for line in err] == [
+            "warning: requested group 'nogroup' is not a group of any tool",
+            "warning: invalid state 'nostate': no tool lists it in state or "
+            "available_in_states"]
+
+
+def test_unknown_state_group_and_tool_in_explain_are_warning_lines(
+        ip: TestingShell, capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    capsys.readouterr()
+    found = run(ip, "%tk explain react-agent graph-update reset-workflw --state nostate "
+                    "--groups nogroup")
+    assert [d.reason for d in found] == ["group", "pool"]  # type: ignore[attr-defined]
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("warning: requested group 'nogroup' is not a group of any tool")
+    assert err[1].startswith("warning: invalid state 'nostate'")
+    assert err[2] == ("warning: no tool 'reset-workflw' in the project; did you mean: "
+                      "reset-workflow?")
+    assert len(err) == 3  # once each, not once per tool
+
+
+def test_unknown_state_at_start_is_a_warning_line(ip: TestingShell,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    capsys.readouterr()
+    session = run(ip, "%tk start react-agent --state nostate")
+    assert session.state == "nostate"  # type: ignore[attr-defined]
+    assert capsys.readouterr().err.startswith("warning: invalid state 'nostate'")
+    run(ip, "%tk start react-agent --groups '*'")
+    assert capsys.readouterr().err == ""  # '*' and the default state are known
+
+
+def test_none_means_no_groups_in_every_magic(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    for text in ("none", "[]", "''"):
+        d = run(ip, f"%tk explain react-agent text-completion --groups {text}")
+        assert d.groups == () and d.reason == "group"  # type: ignore[attr-defined]
+    table = run(ip, "%tk matrix --groups none --groups 'read-only; *'")
+    assert list(table.columns) == [  # type: ignore[attr-defined]
+        ("react-agent", "(none)"), ("react-agent", "read-only"), ("react-agent", "*")]
+    session = run(ip, "%tk start react-agent --groups none")
+    assert session.groups == () and session.allowed == frozenset()  # type: ignore[attr-defined]
+
+
+# -- %tk call on a tool the session may not call: the person learns why ---------------------
+
+
+def test_call_of_a_blocked_tool_says_which_step_blocks_it(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%tk start react-agent --groups admin")  # state undefined
+    with pytest.raises(UsageError) as info:
+        ip.run_cell("%tk call reset-workflow")
+    assert str(info.value) == (
+        "tool not found: reset-workflow — blocked for this session by step 'state': state "
+        "'undefined' is not in available_in_states ['analysis', 'results'] (tools.yaml:41) — "
+        "%tk explain react-agent reset-workflow --groups 'admin' --state undefined")
+    ip.run_cell("%tk start react-agent --groups read-only --state results")
+    with pytest.raises(UsageError, match=r"^tool not found: reset-workflow — blocked for this "
+                                         r"session by step 'group': tool groups \['admin'\] "
+                                         r"do not meet requested \['read-only'\]"):
+        ip.run_cell("%tk call reset-workflow")
+
+
+def test_call_from_a_child_is_explained_with_its_lineage(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%tk start react-agent --groups read-only")
+    ip.run_cell("%tk spawn react-agent")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell("%tk call reset-workflow")
+    assert str(info.value) == (
+        "tool not found: reset-workflow — blocked for this session by step 'ceiling': parent "
+        "'react-agent' does not hold reset-workflow (groups read-only, state undefined)")
+
+
+def test_call_of_a_misspelt_tool_names_the_nearest(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%tk start react-agent --groups read-only")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell("%tk call text-complection")
+    assert str(info.value) == ("tool not found: text-complection — no such tool in the project; "
+                               "did you mean: text-completion?")
+    with pytest.raises(UsageError) as info:  # nearest among the project's tools too
+        ip.run_cell("%tk call reset-workfow")
+    assert str(info.value).endswith("did you mean: reset-workflow?")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell("%tk call zzz")
+    assert str(info.value) == ("tool not found: zzz — no such tool in the project; this "
+                               "session may call: knowledge-query, text-completion")
+
+
+def test_agent_facing_error_is_unchanged(ip: TestingShell) -> None:
+    """Session.call still says only "tool not found" (an agent learns nothing more)."""
+    ip.run_cell(f"%tk load {TG}")
+    session = run(ip, "%tk start react-agent --groups admin")
+    with pytest.raises(tk.ToolNotFoundError) as info:
+        session.call("reset-workflow")  # type: ignore[attr-defined]
+    assert str(info.value) == "tool not found: reset-workflow"
+
+
+# -- the subcommand table --------------------------------------------------------------------
+
+
+def test_every_subcommand_registers_itself() -> None:
+    from toolkit.notebook.cmd import SUBCOMMANDS
+
+    assert list(SUBCOMMANDS) == ["load", "agents", "matrix", "explain", "connect", "servers",
+                                 "start", "call", "spawn", "audit", "agent"]
+    assert [n for n, c in SUBCOMMANDS.items() if c.cell] == ["agent"]
+    assert usage().startswith("usage: %tk load PATH | agents | matrix | explain AGENT TOOL |")
+
+
+def _notebook_imports() -> dict[str, set[str]]:
+    """Module -> the toolkit.notebook modules it imports (TYPE_CHECKING and lazy ones too)."""
+    root = Path(tk.__file__).parent.parent
+    files = {".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in (root / "toolkit" / "notebook").rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = ".".join([*package[:len(package) - node.level + 1], *(
+                    [node.module] if node.module else [])]) if node.level else node.module or ""
+                found.update({base, *(f"{base}.{a.name}" for a in node.names)})
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+        edges[name] = {m for m in found if m in files and m != name}
+    return edges
+
+
+def test_no_import_cycle_among_notebook_modules_outside_widgets() -> None:
+    edges = _notebook_imports()
+    assert not any(m.endswith(".magic") for name in edges if ".cmd" in name
+                   for m in edges[name])
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in edges[start] - seen:
+            seen.add(nxt)
+            if nxt == goal or reaches(nxt, goal, seen):
+                return True
+        return False
+
+    in_cycles = [m for m in edges if "widgets" not in m and reaches(m, m, set())]
+    assert in_cycles == []

@@ -6,7 +6,6 @@ traceback, and the cell still fails (nbclient, "Run all" and CI stop there).
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any, cast
 
 from IPython.core.error import UsageError
@@ -15,7 +14,7 @@ from traitlets import Bool, Float, Unicode
 from traitlets.config import Configurable
 
 from ..errors import ToolkitError
-from .cmd import SUBCOMMANDS
+from .cmd import SUBCOMMANDS, Subcommand
 from .cmd._parser import HelpShownError
 
 if TYPE_CHECKING:
@@ -24,11 +23,14 @@ if TYPE_CHECKING:
     from ..runtime.project import Project
     from ..runtime.session import Session
 
-__all__ = ["ToolkitMagics", "one_line"]
+__all__ = ["ToolkitMagics", "one_line", "usage"]
 
-USAGE = ("usage: %tk load PATH | agents | matrix | explain AGENT TOOL | connect | servers | "
-         "start AGENT | call TOOL [JSON] | spawn NAME | audit;  %%tk agent (cell magic); "
-         "%tk SUBCOMMAND --help for details")
+
+def usage() -> str:
+    """One line listing every registered subcommand (``%tk``, ``%tk --help``)."""
+    lines = " | ".join(c.synopsis for c in SUBCOMMANDS.values() if not c.cell)
+    cells = "".join(f"  %%tk {c.synopsis} (cell magic);" for c in SUBCOMMANDS.values() if c.cell)
+    return f"usage: %tk {lines};{cells} %tk SUBCOMMAND --help for details"
 
 
 def one_line(exc: BaseException) -> str:
@@ -90,26 +92,24 @@ class ToolkitMagics(Magics, Configurable):
     def tk(self, line: str, cell: str | None = None) -> Any:
         """%tk SUBCOMMAND ...: load, tabulate, explain, connect, start, call, spawn, audit."""
         name, _, rest = line.strip().partition(" ")
-        if not name or name in ("-h", "--help", "help"):
-            raise UsageError(USAGE)
-        command = SUBCOMMANDS.get(name)
-        if command is None:
-            raise UsageError(f"unknown subcommand {name!r}; {USAGE}")
-        if (cell is None) == (name == "agent"):
-            raise UsageError("%%tk agent is a cell magic (the cell body is the agent definition)"
-                             if name == "agent" else f"%%tk {name} is not a cell magic; use "
-                             f"%tk {name} on one line")
+        command = self._subcommand(name, cell)
         try:
             return command.run(self, rest.strip(), cell)
         except HelpShownError:
             return None
-        except ToolkitError as exc:
+        except ToolkitError as exc:  # toolkit's own errors say what is wrong and what to do
             raise UsageError(one_line(exc)) from None
 
     @staticmethod
-    def split(rest: str) -> list[str]:
-        """Shell-like words of an argument string (a usage error on unbalanced quotes)."""
-        try:
-            return shlex.split(rest)
-        except ValueError as exc:
-            raise UsageError(f"cannot parse arguments {rest!r}: {exc}") from None
+    def _subcommand(name: str, cell: str | None) -> Subcommand:
+        """The registered subcommand ``name``; a usage error if none, or if line/cell is wrong."""
+        if not name or name in ("-h", "--help", "help"):
+            raise UsageError(usage())
+        command = SUBCOMMANDS.get(name)
+        if command is None:
+            raise UsageError(f"unknown subcommand {name!r}; {usage()}")
+        if command.cell and cell is None:
+            raise UsageError(f"%%tk {name} is a cell magic (the cell body is its input)")
+        if not command.cell and cell is not None:
+            raise UsageError(f"%%tk {name} is not a cell magic; use %tk {name} on one line")
+        return command

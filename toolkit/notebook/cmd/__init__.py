@@ -1,13 +1,17 @@
-"""One module per ``%tk`` subcommand; each has ``run(magics, rest, cell) -> result``."""
+"""One module per ``%tk`` subcommand; each registers its ``run`` in :data:`SUBCOMMANDS`.
+
+A subcommand module imports only ``_registry`` and ``_parser`` (never the
+magics class): ``magic.py`` reads the table this package fills on import.
+"""
 
 from __future__ import annotations
 
-from types import ModuleType
+from ._registry import SUBCOMMANDS, MagicState, Subcommand, subcommand
 
-from . import agent, agents, audit, call, connect, explain, load, matrix, servers, spawn, start
+# isort: off
+# Importing a module registers it; this order is the order `%tk --help` lists them.
+from . import load, agents, matrix, explain, connect, servers, start, call, spawn, audit  # noqa: F401
+from . import agent  # noqa: F401
+# isort: on
 
-SUBCOMMANDS: dict[str, ModuleType] = {
-    "load": load, "agents": agents, "matrix": matrix, "explain": explain, "connect": connect,
-    "servers": servers, "start": start, "call": call, "spawn": spawn, "audit": audit,
-    "agent": agent,
-}
+__all__ = ["SUBCOMMANDS", "MagicState", "Subcommand", "subcommand"]

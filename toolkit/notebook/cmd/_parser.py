@@ -1,8 +1,14 @@
-"""argparse for magics: a bad argument is a one-line ``UsageError``, ``--help`` prints and stops."""
+"""argparse for magics: a bad argument is a one-line ``UsageError``, ``--help`` prints and stops.
+
+Also the conversions the subcommands share: group sets (``toolkit.core.models``'
+``parse_groups`` / ``parse_group_sets``, so ``none`` means no groups everywhere),
+preset names and positive numbers, each failing as a one-line argparse error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import NoReturn
 
 from IPython.core.error import UsageError
@@ -27,12 +33,20 @@ class MagicParser(argparse.ArgumentParser):
             raise UsageError(f"{self.prog}: {message or 'invalid arguments'}")
         raise HelpShownError
 
-    def parse(self, words: list[str]) -> argparse.Namespace:
-        """Parse ``words`` (argparse errors become usage errors)."""
+    def parse(self, rest: str) -> argparse.Namespace:
+        """Parse the rest of the magic's line (argparse errors become usage errors)."""
         try:
-            return self.parse_args(words)
+            return self.parse_args(words(rest))
         except argparse.ArgumentError as exc:
             self.error(str(exc))
+
+
+def words(rest: str) -> list[str]:
+    """Shell-like words of an argument string (a usage error on unbalanced quotes)."""
+    try:
+        return shlex.split(rest)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse arguments {rest!r}: {exc}") from None
 
 
 def csv_list(values: list[str] | None) -> list[str] | None:
@@ -42,10 +56,60 @@ def csv_list(values: list[str] | None) -> list[str] | None:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
-def group_set(value: str | None) -> list[str] | None:
-    """``"read-only,knowledge"`` -> a group set; ``"none"`` or ``""`` -> no groups."""
-    if value is None:
+def group_set(value: str | None) -> tuple[str, ...] | None:
+    """``"read-only,knowledge"`` -> one group set (``"none"`` -> no groups); ``None`` stays."""
+    from ...core.models import parse_groups  # on first use: %load_ext stays cheap
+
+    return None if value is None else parse_groups(value)
+
+
+def group_sets(values: list[str] | None) -> list[tuple[str, ...]] | None:
+    """Repeated ``--groups``, each one set or several separated by ``;``; ``None`` stays.
+
+    >>> group_sets(["read-only,knowledge", "*; none"])
+    [('read-only', 'knowledge'), ('*',), ()]
+    """
+    from ...core.models import parse_group_sets
+
+    if values is None:
         return None
-    if value.strip().lower() in ("", "none", "[]"):
-        return []
-    return [g.strip() for g in value.split(",") if g.strip()]
+    # parse_group_sets("") is no set at all; a lone --groups '' still means "no groups".
+    return [s for value in values for s in (parse_group_sets(value) or [()])]
+
+
+def preset_name(value: str) -> str:
+    """An argparse ``type``: a known preset's name (else the known ones, as a usage error)."""
+    from ...core.presets import get_preset  # on first use: %load_ext stays cheap
+
+    try:
+        return get_preset(value.strip()).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def preset_names(value: str) -> list[str]:
+    """An argparse ``type``: comma-separated preset names, each known."""
+    return [preset_name(v) for v in value.split(",") if v.strip()]
+
+
+def positive_seconds(value: str) -> float:
+    """An argparse ``type``: a positive number of seconds."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
+def non_negative_int(value: str) -> int:
+    """An argparse ``type``: a count, 0 or more."""
+    try:
+        count = int(value)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {value!r}")
+    return count
+

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._parser import MagicParser
+from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
     from ...core.resolve import Resolution
-    from ..magic import ToolkitMagics
 
 PARSER = MagicParser("agent", "Define an agent from the cell body (front matter: name, tools, "
                               "disallowedTools, ...; the body is its prompt).")
@@ -23,9 +23,10 @@ PARSER.add_argument("--replace", action="store_true",
 CELL_FILE = "<cell>"
 
 
-def run(magics: ToolkitMagics, rest: str, cell: str | None) -> Resolution:
+@subcommand("agent", "agent [--replace]", cell=True)
+def run(magics: MagicState, rest: str, cell: str | None) -> Resolution:
     """``proj.add_agent(...)``, validated like a loaded file; shows what the agent now gets."""
-    args = PARSER.parse(magics.split(rest))
+    args = PARSER.parse(rest)
     project = magics.require_project()
     from ...core.loaders.frontmatter import read_agent  # on first use: %load_ext stays cheap
 

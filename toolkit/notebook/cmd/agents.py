@@ -5,20 +5,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._parser import MagicParser
+from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..magic import ToolkitMagics
-
 PARSER = MagicParser("agents", "List the loaded project's agents and where each is defined.")
 
 
-def run(magics: ToolkitMagics, rest: str, cell: str | None) -> pd.DataFrame:
+@subcommand("agents", "agents")
+def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
     """A DataFrame: format, file, line, allow patterns, deny patterns, max_depth, description."""
     import pandas as pd
 
-    PARSER.parse(magics.split(rest))
+    PARSER.parse(rest)
     project = magics.require_project()
     rows = []
     for a in project.agents.values():

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._parser import MagicParser
+from ._parser import MagicParser, positive_seconds
+from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..magic import ToolkitMagics
-
 PARSER = MagicParser("connect", "Connect the project's MCP servers (all, or those named) "
                                 "concurrently; a failing one is marked, the rest carry on.")
 PARSER.add_argument("names", nargs="*")
-PARSER.add_argument("--timeout", type=float, default=None,
+PARSER.add_argument("--timeout", type=positive_seconds, default=None,
                     help="seconds per server (default: %%config ToolkitMagics.connect_timeout)")
 
 
-def run(magics: ToolkitMagics, rest: str, cell: str | None) -> pd.DataFrame:
-    """``proj.connect(...)``: the servers DataFrame."""
-    args = PARSER.parse(magics.split(rest))
+@subcommand("connect", "connect")
+def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
+    """``proj.connect(...)``: the servers DataFrame (an unknown name is a usage error)."""
+    args = PARSER.parse(rest)
     project = magics.require_project()
     return project.connect(args.names or None, timeout=args.timeout or magics.connect_timeout)

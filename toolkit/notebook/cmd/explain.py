@@ -2,31 +2,49 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import TYPE_CHECKING
 
 from ..views import Decisions
-from ._parser import MagicParser, group_set
+from ._parser import MagicParser, group_set, preset_name
+from ._registry import MagicState, subcommand
+from ._warnings import warn
 
 if TYPE_CHECKING:
     from ...core.explain import Decision
-    from ..magic import ToolkitMagics
+    from ...runtime.project import Project
 
 PARSER = MagicParser("explain", "Why AGENT may or may not call each TOOL: the deciding rule "
                                 "(file:line) and the full trace.")
 PARSER.add_argument("agent")
 PARSER.add_argument("tools", nargs="+")
-PARSER.add_argument("--groups", default=None, help="the request's groups, comma-separated")
+PARSER.add_argument("--groups", default=None,
+                    help="the request's groups, comma-separated ('*' = all, 'none' = no groups)")
 PARSER.add_argument("--state", default=None, help="the workflow state (default: undefined)")
-PARSER.add_argument("--preset", default=None)
+PARSER.add_argument("--preset", type=preset_name, default=None)
 PARSER.add_argument("--session", action="store_true",
                     help="explain as a child of the current session (its lineage)")
 
 
-def run(magics: ToolkitMagics, rest: str, cell: str | None) -> Decision | Decisions:
-    """One ``Decision`` for one tool, else ``Decisions`` (a tuple that renders as one report)."""
-    args = PARSER.parse(magics.split(rest))
+@subcommand("explain", "explain AGENT TOOL")
+def run(magics: MagicState, rest: str, cell: str | None) -> Decision | Decisions:
+    """One ``Decision`` for one tool, else ``Decisions`` (a tuple that renders as one report).
+
+    A group or state no tool knows, or a tool not in the pool, is a ``warning:``
+    line; the decisions are still shown.
+    """
+    args = PARSER.parse(rest)
     project = magics.require_project()
     parent = magics.require_session() if args.session else None
     found = [project.explain(args.agent, tool, groups=group_set(args.groups), state=args.state,
                              parent=parent, preset=args.preset) for tool in args.tools]
+    warn([w for d in found for w in d.warnings])
+    warn([unknown_tool(project, d.tool) for d in found if d.canonical is None])
     return found[0] if len(found) == 1 else Decisions(found)
+
+
+def unknown_tool(project: Project, name: str) -> str:
+    """``"no tool 'x' in the project; did you mean: y?"`` (the nearest names, if any)."""
+    nearest = get_close_matches(name, list(project.tools), n=3)
+    hint = f"; did you mean: {', '.join(nearest)}?" if nearest else ""
+    return f"no tool {name!r} in the project{hint}"
