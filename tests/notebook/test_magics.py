@@ -230,9 +230,34 @@ def test_a_bad_configured_preset_names_the_config(ip: TestingShell) -> None:
             ip.run_cell(f"%tk load {TG}")
         assert str(info.value).startswith(
             "%config ToolkitMagics.preset: unknown preset 'nope'; known presets: strict,")
-        assert str(info.value).endswith("; set a known one or None")
+        assert str(info.value).endswith(
+            "; set another value with %config ToolkitMagics.preset = ...")
     finally:
         ip.run_cell("%config ToolkitMagics.preset = None")  # the shell's config outlives the test
+
+
+def test_a_bad_configured_timeout_names_the_config(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%config ToolkitMagics.connect_timeout = -1")
+    try:
+        with pytest.raises(UsageError) as info:
+            ip.run_cell("%tk connect")
+        assert str(info.value) == (
+            "%config ToolkitMagics.connect_timeout: must be a positive number of seconds, not "
+            "'-1.0'; set another value with %config ToolkitMagics.connect_timeout = ...")
+    finally:
+        ip.run_cell("%config ToolkitMagics.connect_timeout = 30.0")
+
+
+def test_an_unknown_audit_event_is_a_warning_line(ip: TestingShell,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_cell(f"%tk load {TG}")
+    ip.run_cell("%tk start react-agent")
+    capsys.readouterr()
+    table = run(ip, "%tk audit --event calls")
+    assert isinstance(table, pd.DataFrame) and table.empty
+    assert capsys.readouterr().err.startswith(
+        "warning: no 'calls' events in the audit trail; events so far: ")
 
 
 def test_a_failing_cell_stops_run_all(ip: TestingShell) -> None:

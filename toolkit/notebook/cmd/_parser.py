@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import NoReturn
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
 
 from IPython.core.error import UsageError
+
+T = TypeVar("T")
 
 
 class HelpShownError(Exception):
@@ -113,3 +116,15 @@ def non_negative_int(value: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {value!r}")
     return count
 
+
+def configured(trait: str, value: object, convert: Callable[[str], T]) -> T:
+    """A ``%config ToolkitMagics.<trait>`` value through ``convert`` (an argparse ``type``).
+
+    A bad one is a usage error that names the setting, since no argument of
+    the failing line is to blame.
+    """
+    try:
+        return convert(str(value))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"%config ToolkitMagics.{trait}: {exc}; set another value with "
+                         f"%config ToolkitMagics.{trait} = ...") from None

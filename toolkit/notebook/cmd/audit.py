@@ -8,6 +8,7 @@ from IPython.core.error import UsageError
 
 from ._parser import MagicParser, non_negative_int
 from ._registry import MagicState, subcommand
+from ._warnings import warn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,13 +26,22 @@ def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
     args = PARSER.parse(rest)
     project = magics.require_project()
     table = project.audit
-    if args.event is not None and "event" in table:
-        table = table[table["event"] == args.event]
+    if args.event is not None:
+        table = _of_event(table, args.event)
     if args.agent is not None:
         table = _of_agent(table, args.agent, known=set(project.sessions))
     if args.tail is not None:
         table = table.tail(args.tail)
     return table
+
+
+def _of_event(table: pd.DataFrame, event: str) -> pd.DataFrame:
+    """The rows of one event type; a warning line when there is none yet (a typo?)."""
+    events = sorted(set(table["event"])) if "event" in table else []
+    if event not in events:
+        warn([f"no {event!r} events in the audit trail; events so far: "
+              f"{', '.join(events) or '(none)'}"])
+    return table[table["event"] == event] if events else table
 
 
 def _of_agent(table: pd.DataFrame, agent_id: str, known: set[str]) -> pd.DataFrame:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._parser import MagicParser, positive_seconds
+from ._parser import MagicParser, configured, positive_seconds
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
@@ -22,4 +22,6 @@ def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
     """``proj.connect(...)``: the servers DataFrame (an unknown name is a usage error)."""
     args = PARSER.parse(rest)
     project = magics.require_project()
-    return project.connect(args.names or None, timeout=args.timeout or magics.connect_timeout)
+    timeout = args.timeout or configured("connect_timeout", magics.connect_timeout,
+                                         positive_seconds)
+    return project.connect(args.names or None, timeout=timeout)

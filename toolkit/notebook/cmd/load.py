@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
-from IPython.core.error import UsageError
-
-from ._parser import MagicParser, preset_name
+from ._parser import MagicParser, configured, positive_seconds, preset_name
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
@@ -26,20 +23,15 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
     from ...runtime.project import load  # on first use: %load_ext stays cheap
 
     args = PARSER.parse(rest)
-    project = load(args.path, preset=args.preset or configured_preset(magics))
+    preset = args.preset
+    if preset is None and magics.preset is not None:
+        preset = configured("preset", magics.preset, preset_name)
+    connect = args.connect or magics.autoconnect
+    timeout = configured("connect_timeout", magics.connect_timeout, positive_seconds
+                         ) if connect else None
+    project = load(args.path, preset=preset)
     magics.close()
     magics.project = project
-    if args.connect or magics.autoconnect:
-        project.connect(timeout=magics.connect_timeout)
+    if connect:
+        project.connect(timeout=timeout)
     return project
-
-
-def configured_preset(magics: MagicState) -> str | None:
-    """``%config ToolkitMagics.preset``, checked (a usage error saying where it came from)."""
-    if magics.preset is None:
-        return None
-    try:
-        return preset_name(magics.preset)
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(f"%config ToolkitMagics.preset: {exc}; set a known one or None"
-                         ) from None
