@@ -1,6 +1,6 @@
-"""Loading a project: find its files by name and content, read each with its loader.
+"""Loading a project: walk its folder and read each file with the loader the format table picks.
 
-One module per input format; this module only decides which one reads a file.
+One module per input format; ``registry.FORMATS`` says which one reads a file.
 """
 
 from __future__ import annotations
@@ -10,25 +10,28 @@ import os
 from pathlib import Path
 
 from ...errors import DefinitionError, Problem
-from . import frontmatter, manifest, mcpconfig, mux, trustgraph, workagent
+from . import manifest
 from ._common import Definitions
-from ._source import parse_by_suffix, read_text
+from ._source import SourceFile
+from .registry import FORMATS, Registry
 
 __all__ = ["Definitions", "load_definitions"]
 
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
               ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist"}
-_HIDDEN_OK = {".claude", ".vscode", ".cursor"}
-_DATA_SUFFIXES = (".yaml", ".yml", ".json")
-_MCP_NAMES = {".mcp.json", "mcp.json", "claude_desktop_config.json"}
+#: Hidden folders of agent tools, walked although hidden (the format table adds those its
+#: path rules name).
+_HIDDEN_OK = frozenset({".claude", ".vscode", ".cursor"})
 
 
-def load_definitions(path: str | os.PathLike[str]) -> Definitions:
+def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMATS
+                     ) -> Definitions:
     """Read a project folder (or one file) into ``Definitions``.
 
     A single file's first error is raised at once; in a folder every file is
     read and its errors recorded in ``defs.problems`` (``Policy`` raises them
-    together with the rule errors it finds).
+    together with the rule errors it finds). ``formats`` is the table of formats
+    to read (default: every format toolkit knows).
     """
     root = Path(path)
     if not root.exists():
@@ -36,54 +39,49 @@ def load_definitions(path: str | os.PathLike[str]) -> Definitions:
                               "definition file", file=str(root))
     defs = Definitions(root=str(root))
     if root.is_file():
-        _load_file(root, _display(root, root.parent), defs, single=True)
+        formats.load(SourceFile.at(root), defs, explicit=True)
         defs.raise_errors()
         return defs
-    files = _discover(root)
+    files = _discover(root, formats)
     manifest_file = next((root / n for n in manifest.NAMES if (root / n).is_file()), None)
     manifest_ok = True
     if manifest_file is not None:
-        try:
-            _load_file(manifest_file, _display(manifest_file, root), defs, single=True)
-        except DefinitionError as exc:
-            # Keep reading the other files so that every problem is reported at once.
-            defs.problems.extend(exc.problems)
-            manifest_ok = False
-        listed = _manifest_files(root, defs)
-        if listed is not None:
-            files = listed
+        manifest_ok = _read(SourceFile.at(manifest_file, root), defs, formats, explicit=True)
+        listed = _manifest_files(root, defs, formats)
+        files = [f for f in (files if listed is None else listed) if f != manifest_file]
     for f in files:
-        if manifest_file is not None and f == manifest_file:
-            continue
-        try:
-            _load_file(f, _display(f, root), defs, single=False)
-        except DefinitionError as exc:
-            defs.problems.extend(exc.problems)
+        _read(SourceFile.at(f, root), defs, formats, explicit=False)
     if not manifest_ok:
         defs.raise_errors()  # without its preset, rule checks would report misleading errors
     return defs
 
 
-def _display(path: Path, root: Path) -> str:
+def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:
+    """Read one file; its errors are recorded, so every problem is reported at once."""
     try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
+        formats.load(file, defs, explicit=explicit)
+    except DefinitionError as exc:
+        defs.problems.extend(exc.problems)
+        return False
+    return True
 
 
-def _discover(root: Path) -> list[Path]:
+def _discover(root: Path, formats: Registry) -> list[Path]:
+    """Every file under ``root`` some format reads, in a stable order."""
+    hidden_ok = _HIDDEN_OK | formats.hidden_names
+    suffixes = formats.suffixes
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
-                             and (not d.startswith(".") or d in _HIDDEN_OK))
-        for name in sorted(filenames):
-            if name.endswith((".md", *_DATA_SUFFIXES)) and (not name.startswith(".")
-                                                            or name in _MCP_NAMES):
-                found.append(Path(dirpath) / name)
+                             and (not d.startswith(".") or d in hidden_ok))
+        found.extend(Path(dirpath) / name for name in sorted(filenames)
+                     if name.endswith(suffixes)
+                     and (not name.startswith(".") or name in hidden_ok))
     return found
 
 
-def _manifest_files(root: Path, defs: Definitions) -> list[Path] | None:
+def _manifest_files(root: Path, defs: Definitions, formats: Registry) -> list[Path] | None:
+    """The files the manifest's ``agents``/``tools``/``servers``/``groups`` globs list, if any."""
     keys = ("agents", "tools", "servers", "groups")
     if not any(k in defs.settings for k in keys):
         return None
@@ -99,74 +97,5 @@ def _manifest_files(root: Path, defs: Definitions) -> list[Path] | None:
                                    "the path or remove it"))
             for m in matches:
                 p = Path(m)
-                files.extend(_discover(p) if p.is_dir() else [p])
+                files.extend(_discover(p, formats) if p.is_dir() else [p])
     return files
-
-
-def _load_file(path: Path, display: str, defs: Definitions, single: bool) -> None:
-    """Read one file with the loader its name and content call for."""
-    name = path.name
-    if name.endswith(".md"):
-        text = read_text(path, display)
-        if not frontmatter.has_front_matter(text):
-            if single:
-                raise DefinitionError("a markdown agent file must start with YAML front matter "
-                                      "('---' on line 1)", file=display, line=1)
-            return  # READMEs and notes
-        default = path.parent.name if name == "agent.md" else path.stem
-        defs.files.append(display)
-        frontmatter.load(text, display, defs, default)
-        return
-    if not name.endswith(_DATA_SUFFIXES):
-        if single:
-            raise DefinitionError("unsupported file type; toolkit reads .md, .yaml, .yml and "
-                                  ".json definition files", file=display)
-        return
-    text = read_text(path, display)
-    src = parse_by_suffix(text, display)
-    if name in manifest.NAMES:
-        defs.files.append(display)
-        manifest.load(src, defs)
-        return
-    data = src.data
-    stem = path.stem if name != "agent.json" else path.parent.name
-    if name in _MCP_NAMES or mcpconfig.is_config(data):
-        loader = "mcp"
-    elif trustgraph.is_registry(data):
-        loader = "registry"
-    elif workagent.is_agent(data) or (name == "agent.json" and isinstance(data, dict)
-                                      and "tools" in data):
-        loader = "work-agent"  # by name too, so a misspelt tools key is reported, not skipped
-    elif workagent.is_catalog(data):
-        loader = "catalog"
-    elif mux.is_config(data):
-        loader = "mux"
-    elif "group" in name.lower() and isinstance(data, dict):
-        loader = "groups"
-    else:
-        message = ("not a recognised definition file (expected a tool: map, an agent config, "
-                   "an MCP server config, a tool catalog or a group map)")
-        if single:
-            raise DefinitionError(message, file=display, line=1)
-        defs.warn(display, 1, message + "; ignored")
-        return
-    defs.files.append(display)
-    if loader == "mcp":
-        if not mcpconfig.is_config(data):
-            key = next((k for k in ("mcpServers", "servers")
-                        if isinstance(data, dict) and k in data), None)
-            got = type(data[key] if key else data).__name__
-            raise DefinitionError(f"an MCP config needs an 'mcpServers' or 'servers' mapping "
-                                  f"of server name -> settings, not {got}", file=display,
-                                  line=src.line((key,) if key else ()) or 1)
-        mcpconfig.load(src, defs)
-    elif loader == "registry":
-        trustgraph.load(src, defs)
-    elif loader == "work-agent":
-        workagent.load_agent(src, defs, stem)
-    elif loader == "catalog":
-        workagent.load_catalog(src, defs)
-    elif loader == "mux":
-        mux.load(src, defs, stem)
-    else:
-        trustgraph.load_group_map(src, defs)

@@ -49,7 +49,6 @@ class Definitions:
     users: dict[str, tuple[str, ...]] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
     manifest: Located | None = None  # the manifest as read, to locate its settings
 
     def warn(self, file: str | None, line: int | None, message: str) -> None:
@@ -168,15 +167,6 @@ def first_key(data: dict[str, Any], *keys: str) -> tuple[str | None, Any]:
         if k in data:
             return k, data[k]
     return None, None
-
-
-def require_mapping(src: Located, what: str) -> dict[str, Any]:
-    """The document's top level, which must be a mapping."""
-    if not isinstance(src.data, dict):
-        kind = "empty" if src.data is None else type(src.data).__name__
-        raise DefinitionError(f"{what} must be a mapping at the top level, not {kind}",
-                              file=src.file, line=1)
-    return src.data
 
 
 def tool_source(name: str, declared: str | None = None) -> str:

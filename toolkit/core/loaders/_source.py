@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from ...errors import DefinitionError, Problem
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000
 MAX_DEPTH = 100
+#: Files named after their role, not their agent: the agent is named after the folder.
+AGENT_FILE_NAMES = ("agent.md", "agent.json")
 
 Path_ = tuple[Any, ...]
 
@@ -63,6 +66,67 @@ class Located:
     def error(self, path: Iterable[Any], message: str) -> DefinitionError:
         """A ``DefinitionError`` located at ``path`` in this file."""
         return DefinitionError(self.problem(path, message))
+
+
+@dataclass
+class SourceFile:
+    """One file offered to the loaders: where it is, and (read on first use) what it holds.
+
+    ``display`` is the name messages show (relative to the project folder);
+    ``place`` is the slash-separated path the format table's path rules match:
+    relative to the project folder, or absolute for a file loaded on its own.
+    """
+
+    path: Path
+    display: str
+    place: str
+
+    @classmethod
+    def at(cls, path: Path, root: Path | None = None) -> SourceFile:
+        """The file at ``path``, seen from the project folder ``root`` (None: loaded alone).
+
+        >>> SourceFile.at(Path("/p/agents/a/agent.md"), Path("/p")).place
+        'agents/a/agent.md'
+        """
+        if root is not None:
+            try:
+                relative = path.relative_to(root)
+                return cls(path, str(relative), relative.as_posix())
+            except ValueError:
+                pass  # listed by the manifest from outside the folder: shown in full
+        shown = str(path) if root is not None else path.name
+        return cls(path, shown, path.absolute().as_posix())
+
+    @property
+    def name(self) -> str:
+        """The file's name, e.g. ``agent.json``."""
+        return self.path.name
+
+    @property
+    def suffix(self) -> str:
+        """The file's suffix, e.g. ``.json``."""
+        return self.path.suffix
+
+    @property
+    def agent_name(self) -> str:
+        """The name of an agent that does not name itself: its folder's for ``agent.md`` /
+        ``agent.json`` (one folder per agent), else the file's stem."""
+        return self.path.parent.name if self.name in AGENT_FILE_NAMES else self.path.stem
+
+    @cached_property
+    def text(self) -> str:
+        """The file's text (see ``read_text``)."""
+        return read_text(self.path, self.display)
+
+    @cached_property
+    def located(self) -> Located:
+        """The file parsed as JSON or YAML (by its suffix), with the line of every value."""
+        return parse_by_suffix(self.text, self.display)
+
+    @property
+    def data(self) -> Any:
+        """The parsed data (``located.data``)."""
+        return self.located.data
 
 
 def read_text(path: Path, display: str) -> str:
@@ -214,21 +278,7 @@ class _Builder:
                                    "accepted)")
         self.located.lines.setdefault(path, used_at if used_at is not None else self._line(node))
         if isinstance(node, yaml.MappingNode):
-            result: dict[Any, Any] = self._merged(node, path)
-            own: set[Any] = set()
-            for key_node, value_node in node.value:
-                if key_node.tag == _MERGE_TAG:
-                    continue
-                key = self.build(key_node, (*path, "<key>"))
-                if not isinstance(key, (str, int, float, bool)) and key is not None:
-                    raise self._fail(key_node, "mapping keys must be plain scalars")
-                if key in own:
-                    raise self._fail(key_node, f"duplicate key {key!r}; each key may appear once")
-                own.add(key)
-                self.located.lines[(*path, key)] = self._line(key_node)
-                result[key] = self.build(value_node, (*path, key), self._line(key_node))
-                self.located.lines[(*path, key)] = self._line(key_node)
-            return result
+            return self._build_mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             aliases = self.loader.alias_lines
             return [self.build(item, (*path, i), aliases[(id(node), i)] + self.offset
@@ -239,6 +289,23 @@ class _Builder:
         except (yaml.YAMLError, ValueError, TypeError) as exc:
             raise self._fail(node, f"invalid value {node.value!r}: {exc}; quote it to keep it "
                                    "as text") from None
+
+    def _build_mapping(self, node: yaml.MappingNode, path: Path_) -> dict[Any, Any]:
+        result: dict[Any, Any] = self._merged(node, path)
+        own: set[Any] = set()
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue
+            key = self.build(key_node, (*path, "<key>"))
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise self._fail(key_node, "mapping keys must be plain scalars")
+            if key in own:
+                raise self._fail(key_node, f"duplicate key {key!r}; each key may appear once")
+            own.add(key)
+            self.located.lines[(*path, key)] = self._line(key_node)
+            result[key] = self.build(value_node, (*path, key), self._line(key_node))
+            self.located.lines[(*path, key)] = self._line(key_node)
+        return result
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

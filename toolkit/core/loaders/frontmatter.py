@@ -13,7 +13,7 @@ from typing import Any
 from ...errors import DefinitionError
 from ..models import AgentDefinition, Rule
 from ._common import Definitions, alias_rules, check_rule_names, first_key, name_list, rules
-from ._source import Located, parse_yaml
+from ._source import Located, SourceFile, parse_yaml
 
 ALLOW_KEYS = ("tools", "allowed_tools", "allowedTools", "AllowedTools")
 DENY_KEYS = ("disallowedTools", "disallowed_tools", "denied_tools", "deniedTools", "DeniedTools")
@@ -51,8 +51,17 @@ def format_of(file: str) -> str:
     return "markdown"
 
 
-def load(text: str, file: str, defs: Definitions, default_name: str) -> None:
+def is_agent_file(file: SourceFile) -> bool:
+    """A markdown file that starts with front matter (others are READMEs and notes)."""
+    return has_front_matter(file.text)
+
+
+def load(file: SourceFile, defs: Definitions) -> None:
     """Read one front-matter agent file into ``defs``."""
+    _read(file.text, file.display, defs, file.agent_name)
+
+
+def _read(text: str, file: str, defs: Definitions, default_name: str) -> None:
     yaml_text, body, body_line = split_front_matter(text, file)
     src = parse_yaml(yaml_text, file, first_line=2)
     if src.data is None:
@@ -69,7 +78,7 @@ def read_agent(text: str, file: str = "<cell>") -> AgentDefinition:
         raise DefinitionError("an agent definition must start with YAML front matter ('---' on "
                               "line 1, then name: and tools: lines, then '---')", file=file, line=1)
     defs = Definitions(root=file)
-    load(text, file, defs, default_name="")
+    _read(text, file, defs, default_name="")
     defs.raise_errors()
     return next(iter(defs.agents.values()))
 
@@ -170,39 +179,48 @@ def parse_guidelines(body: str, body_line: int) -> tuple[dict[str, str], dict[st
     the guideline of the tools named in bold before its first colon.
     """
     lines = body.split("\n")
-    start = level = None
-    for i, line in enumerate(lines):
-        m = _HEADING.match(line)
-        if m and m.group(2).strip().lower() == "tool usage guidelines":
-            start, level = i + 1, len(m.group(1))
-            break
-    if start is None or level is None:
+    section = _guidelines_section(lines)
+    if section is None:
         return {}, {}
+    start, end = section
     guidelines: dict[str, str] = {}
     where: dict[str, int] = {}
     current: list[str] = []
     buffer: list[str] = []
-
-    def flush() -> None:
-        text = "\n".join(buffer).strip()
-        for tool in current:
-            guidelines[tool] = text
-
-    for i in range(start, len(lines)):
-        line = lines[i]
-        m = _HEADING.match(line)
-        if m and len(m.group(1)) <= level:
-            break
-        if line.startswith("**"):
-            head = line.split(":", 1)[0]
-            names = [n.strip() for n in _BOLD.findall(head)]
-            if names:
-                flush()
-                current, buffer = names, [line]
-                for n in names:
-                    where.setdefault(n, body_line + i)
-                continue
-        if current:
-            buffer.append(line)
-    flush()
+    for i in range(start, end):
+        names = _bold_names(lines[i])
+        if names:
+            _keep(guidelines, current, buffer)
+            current, buffer = names, [lines[i]]
+            for n in names:
+                where.setdefault(n, body_line + i)
+        elif current:
+            buffer.append(lines[i])
+    _keep(guidelines, current, buffer)
     return guidelines, where
+
+
+def _guidelines_section(lines: list[str]) -> tuple[int, int] | None:
+    """The lines under the "Tool Usage Guidelines" heading, up to the next heading of its level."""
+    for i, line in enumerate(lines):
+        m = _HEADING.match(line)
+        if m and m.group(2).strip().lower() == "tool usage guidelines":
+            level = len(m.group(1))
+            end = next((j for j in range(i + 1, len(lines))
+                        if (h := _HEADING.match(lines[j])) and len(h.group(1)) <= level),
+                       len(lines))
+            return i + 1, end
+    return None
+
+
+def _bold_names(line: str) -> list[str]:
+    """The tools a guideline paragraph names in bold before its first colon."""
+    if not line.startswith("**"):
+        return []
+    return [n.strip() for n in _BOLD.findall(line.split(":", 1)[0])]
+
+
+def _keep(guidelines: dict[str, str], tools: list[str], paragraph: list[str]) -> None:
+    text = "\n".join(paragraph).strip()
+    for tool in tools:
+        guidelines[tool] = text

@@ -30,7 +30,7 @@ from ...errors import DefinitionError
 from ..models import Tool
 from ..presets import PRESETS, Preset
 from ._common import BUILTIN_NAMES, Definitions, alias_rules, name_list, rules, tool_source
-from ._source import Located, validation_problems
+from ._source import SourceFile, validation_problems
 
 NAMES = ("toolkit.yaml", "toolkit.yml")
 
@@ -60,8 +60,9 @@ class Manifest(BaseModel):
     description: str = ""
 
 
-def load(src: Located, defs: Definitions) -> Manifest:
+def load(file: SourceFile, defs: Definitions) -> Manifest:
     """Read the manifest; its settings go into ``defs.settings``."""
+    src = file.located
     data = src.data if src.data is not None else {}
     try:
         manifest = Manifest.model_validate(data)

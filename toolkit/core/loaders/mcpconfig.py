@@ -15,8 +15,11 @@ from typing import Any
 from ...errors import DefinitionError
 from ..models import ServerConfig
 from ._common import Definitions
-from ._source import Located, Path_
+from ._source import Located, Path_, SourceFile
 
+#: File names that are MCP server configs whatever they hold (Claude Code, Claude Desktop,
+#: VS Code / Cursor ``mcp.json``).
+NAMES = (".mcp.json", "mcp.json", "claude_desktop_config.json")
 TRANSPORTS = {
     "stdio": "stdio",
     "http": "streamable-http",
@@ -38,11 +41,12 @@ def is_config(data: Any) -> bool:
                                        or isinstance(data.get("servers"), dict))
 
 
-def load(src: Located, defs: Definitions) -> None:
+def load(file: SourceFile, defs: Definitions) -> None:
     """Read every server of the config into ``defs``.
 
     A file claimed by its name (``.mcp.json``) whose content is no config is an error here.
     """
+    src = file.located
     if not is_config(src.data):
         key = next((k for k in ("mcpServers", "servers")
                     if isinstance(src.data, dict) and k in src.data), None)

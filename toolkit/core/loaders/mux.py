@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models import AgentDefinition
 from ._common import Definitions, name_list, rules
-from ._source import Located
+from ._source import Located, SourceFile
 
 SPELLINGS = {
     "name": ("name", "Name"),
@@ -25,7 +25,9 @@ SPELLINGS = {
     "max_depth": ("max_depth", "MaxDepth"),
 }
 _ALL_KEYS = {k for pair in SPELLINGS.values() for k in pair}
-_MARKERS = set(SPELLINGS["allow"] + SPELLINGS["deny"] + SPELLINGS["prompt"])
+#: Keys only a mux config has: one of them makes a mapping a mux config.
+MARKERS = (*SPELLINGS["allow"], *SPELLINGS["deny"], *SPELLINGS["prompt"])
+_MARKERS = frozenset(MARKERS)
 
 
 def is_config(data: Any) -> bool:
@@ -39,9 +41,9 @@ def is_config(data: Any) -> bool:
         keys & set(SPELLINGS["name"])))
 
 
-def load(src: Located, defs: Definitions, default_name: str) -> None:
+def load(file: SourceFile, defs: Definitions) -> None:
     """Read one mux config, or a list of them, into ``defs``."""
-    data = src.data
+    src, data, default_name = file.located, file.data, file.agent_name
     if "agents" in data and isinstance(data["agents"], list):
         for i, item in enumerate(data["agents"]):
             defs.add_agent(_parse(src, item, ("agents", i), f"{default_name}-{i}"))

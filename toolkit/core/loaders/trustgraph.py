@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from ...errors import DefinitionError, Problem
 from ..models import BuiltinPolicy, Tool
 from ._common import Definitions, GroupAssignment, check_name, tool_source
-from ._source import Located, validation_problems
+from ._source import Located, SourceFile, validation_problems
 
 STATE_KEYS = ("available_in_states", "applicable-states", "applicable_states")
 GROUP_KEYS = ("group", "groups")
@@ -25,8 +25,14 @@ def is_registry(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("tool"), dict)
 
 
-def load(src: Located, defs: Definitions) -> None:
+def is_group_map(file: SourceFile) -> bool:
+    """A mapping in a file whose name says it holds groups (``groups.yaml``, ...)."""
+    return "group" in file.name.lower() and isinstance(file.data, dict)
+
+
+def load(file: SourceFile, defs: Definitions) -> None:
     """Read every entry of the ``tool:`` map into ``defs``."""
+    src = file.located
     for key, entry in src.data["tool"].items():
         path = ("tool", key)
         if not isinstance(key, str) or not key.strip():
@@ -101,8 +107,9 @@ def parse_tool(src: Located, path: tuple[Any, ...], key: str, entry: dict[str, A
     )
 
 
-def load_group_map(src: Located, defs: Definitions) -> None:
+def load_group_map(file: SourceFile, defs: Definitions) -> None:
     """``{group: [tool, ...]}``: adds group memberships to declared tools."""
+    src = file.located
     data = src.data
     if not isinstance(data, dict):
         defs.error(Problem(src.file, 1, "a group map must be a mapping of group -> list of "

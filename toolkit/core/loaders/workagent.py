@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ...errors import DefinitionError
 from ..models import AgentDefinition, BuiltinPolicy, Rule, Tool
 from ._common import Definitions, alias_rules, name_list, rules, tool_source
-from ._source import Located, validation_problems
+from ._source import Located, SourceFile, validation_problems
 from .mcpconfig import TRANSPORTS, server_config
 
 _TOOL_KEYS = {"use", "allowed", "aliases", "mcpServers", "available", "autoApprove"}
@@ -30,6 +30,14 @@ def is_agent(data: Any) -> bool:
     """An object whose ``tools`` object uses work-agent keys."""
     return (isinstance(data, dict) and isinstance(data.get("tools"), dict)
             and bool(set(data["tools"]) & _TOOL_KEYS))
+
+
+def is_agent_file(file: SourceFile) -> bool:
+    """An ``agent.json`` (by name, so a misspelt tools key is reported, not skipped) or any
+    file whose ``tools`` object uses work-agent keys."""
+    data = file.data
+    return is_agent(data) or (file.name == "agent.json" and isinstance(data, dict)
+                               and "tools" in data)
 
 
 def is_catalog(data: Any) -> bool:
@@ -50,46 +58,21 @@ class _AgentTools(BaseModel):
     autoApprove: list[str] | None = None  # noqa: N815
 
 
-def load_agent(src: Located, defs: Definitions, default_name: str) -> None:
+def load_agent(file: SourceFile, defs: Definitions) -> None:
     """Read an ``agent.json`` into ``defs``."""
+    src = file.located
     data = src.data
-    if not isinstance(data["tools"], dict):
-        raise src.error(("tools",), "tools must be an object (use, allowed, aliases or "
-                                    "mcpServers, available, autoApprove), not "
-                                    f"{type(data['tools']).__name__}")
-    try:
-        spec = _AgentTools.model_validate(data["tools"])
-    except ValidationError as exc:
-        raise DefinitionError(validation_problems(exc, src, ("tools",),
-                                                  known=_AgentTools.model_fields)) from None
-    name = data.get("name", default_name)
+    spec = _tools_spec(src)
+    name = data.get("name", file.agent_name)
     if not isinstance(name, str) or not name.strip():
         raise src.error(("name",), f"name must be a non-empty string, not {name!r}")
-    if spec.allowed is not None and spec.available is not None:
-        raise src.error(("tools", "available"), "tools.allowed and tools.available are two "
-                        "spellings of one list; keep one")
-    allow_key = "allowed" if spec.allowed is not None else "available"
-    allow_names = spec.allowed if spec.allowed is not None else spec.available
-    allow = (rules("allow", name, src, name_list(src, ("tools", allow_key), allow_names, allow_key))
-             if allow_names is not None else None)
-
-    use: tuple[Rule, ...] | None = None
-    if spec.use is not None:
-        use = rules("use", name, src, name_list(src, ("tools", "use"), spec.use, "tools.use"))
-    elif spec.mcpServers is not None or spec.available is not None:
-        # Real-file spelling: the listed tool ids are part of ``use`` too.
-        use = rules("use", name, src, name_list(src, ("tools", "available"),
-                                                spec.available or [], "tools.available"))
+    allow_key, allow = _allow(src, spec, name)
+    use = _use(src, spec, name)
     auto = None
     if spec.autoApprove is not None:
         auto = rules("auto-approve", name, src,
                      name_list(src, ("tools", "autoApprove"), spec.autoApprove, "autoApprove"))
-    for key in ("description", "model"):
-        if key in data and not isinstance(data[key], (str, type(None))):
-            raise src.error((key,), f"{key} must be a string")
-    prompt = data.get("systemPrompt") or data.get("instructions") or data.get("prompt") or ""
-    if not isinstance(prompt, str):
-        raise src.error(("systemPrompt",), "the system prompt must be a string")
+    prompt = _prompt(src)
     defs.add_agent(AgentDefinition(
         name=name.strip(),
         description=data.get("description") or "",
@@ -107,6 +90,54 @@ def load_agent(src: Located, defs: Definitions, default_name: str) -> None:
         metadata={k: v for k, v in data.items()
                   if k not in {"name", "description", "model", "tools", "systemPrompt"}},
     ))
+
+
+def _tools_spec(src: Located) -> _AgentTools:
+    """The ``tools`` object, checked against both spellings' keys."""
+    tools = src.data["tools"]
+    if not isinstance(tools, dict):
+        raise src.error(("tools",), "tools must be an object (use, allowed, aliases or "
+                                    "mcpServers, available, autoApprove), not "
+                                    f"{type(tools).__name__}")
+    try:
+        return _AgentTools.model_validate(tools)
+    except ValidationError as exc:
+        raise DefinitionError(validation_problems(exc, src, ("tools",),
+                                                  known=_AgentTools.model_fields)) from None
+
+
+def _allow(src: Located, spec: _AgentTools, agent: str) -> tuple[str, tuple[Rule, ...] | None]:
+    """``tools.allowed`` or its real-file spelling ``tools.available`` (not both)."""
+    if spec.allowed is not None and spec.available is not None:
+        raise src.error(("tools", "available"), "tools.allowed and tools.available are two "
+                        "spellings of one list; keep one")
+    key = "allowed" if spec.allowed is not None else "available"
+    names = spec.allowed if spec.allowed is not None else spec.available
+    if names is None:
+        return key, None
+    return key, rules("allow", agent, src, name_list(src, ("tools", key), names, key))
+
+
+def _use(src: Located, spec: _AgentTools, agent: str) -> tuple[Rule, ...] | None:
+    """``tools.use``; in the real-file spelling the listed tool ids are part of it too."""
+    if spec.use is not None:
+        return rules("use", agent, src, name_list(src, ("tools", "use"), spec.use, "tools.use"))
+    if spec.mcpServers is not None or spec.available is not None:
+        return rules("use", agent, src, name_list(src, ("tools", "available"),
+                                                  spec.available or [], "tools.available"))
+    return None
+
+
+def _prompt(src: Located) -> str:
+    """The system prompt, after checking the other text fields."""
+    data = src.data
+    for key in ("description", "model"):
+        if key in data and not isinstance(data[key], (str, type(None))):
+            raise src.error((key,), f"{key} must be a string")
+    prompt = data.get("systemPrompt") or data.get("instructions") or data.get("prompt") or ""
+    if not isinstance(prompt, str):
+        raise src.error(("systemPrompt",), "the system prompt must be a string")
+    return prompt
 
 
 class _CatalogEntry(BaseModel):
@@ -128,8 +159,9 @@ class _CatalogEntry(BaseModel):
     startupTimeout: float | None = None  # noqa: N815
 
 
-def load_catalog(src: Located, defs: Definitions) -> None:
+def load_catalog(file: SourceFile, defs: Definitions) -> None:
     """Read a work-agent tool catalog into ``defs``: builtins become tools, mcp entries servers."""
+    src = file.located
     items: list[Any] = src.data["tools"] if isinstance(src.data, dict) else src.data
     base: tuple[Any, ...] = ("tools",) if isinstance(src.data, dict) else ()
     for i, raw in enumerate(items):
