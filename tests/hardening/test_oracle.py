@@ -119,7 +119,7 @@ def oracle_agents(case: dict[str, Any]) -> dict[str, OAgent]:
 
 
 class Recorder:
-    """Stands in for ``Project._execute``: records every call that got past enforcement."""
+    """Stands in for ``Project.execute``: records every call that got past enforcement."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
@@ -212,7 +212,7 @@ def test_sessions_match_the_brute_force_oracle_in_process(case: dict[str, Any]) 
         if proj is None:
             return
         recorder = Recorder()
-        proj._execute = recorder  # type: ignore[method-assign]
+        proj.execute = recorder  # type: ignore[method-assign]
         try:
             run_case(proj, case, pool, lambda: recorder.calls)
         finally:

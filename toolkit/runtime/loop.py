@@ -3,18 +3,22 @@
 Every MCP session lives on this one loop, so sessions persist across notebook
 cells and behave the same from scripts, tests and a running Jupyter kernel.
 The sync API is a portal call into it (anyio ``start_blocking_portal``); the
-running loop of the caller is never patched.
+running loop of the caller is never patched. Long-lived tasks (the holders of
+MCP connections) run in one task group that lives as long as the loop and are
+started with :meth:`BackgroundLoop.start_service` (anyio's ``TaskGroup.start``).
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 __all__ = ["BackgroundLoop", "background_loop"]
@@ -29,6 +33,7 @@ class BackgroundLoop:
         self._lock = threading.Lock()
         self._cm: AbstractContextManager[BlockingPortal] | None = None
         self._portal: BlockingPortal | None = None
+        self._services: TaskGroup | None = None
 
     @property
     def portal(self) -> BlockingPortal:
@@ -37,7 +42,9 @@ class BackgroundLoop:
             if self._portal is None:
                 self._cm = start_blocking_portal(backend="asyncio",
                                                  name="toolkit-mcp-loop")
-                self._portal = self._cm.__enter__()
+                portal = self._cm.__enter__()
+                _, self._services = portal.start_task(_host_services)
+                self._portal = portal
             return self._portal
 
     @property
@@ -60,12 +67,37 @@ class BackgroundLoop:
         """Schedule ``func(*args)`` on the loop; returns a concurrent future."""
         return self.portal.start_task_soon(func, *args)
 
+    async def start_service(self, func: Callable[..., Coroutine[Any, Any, Any]], *args: Any
+                            ) -> Any:
+        """Start ``func(*args)`` as a long-lived task and wait until it is ready.
+
+        Call it on the loop thread. Like anyio's ``TaskGroup.start``: ``func``
+        takes a ``task_status`` keyword and calls ``task_status.started(value)``
+        when ready; ``value`` is returned here, and an exception ``func`` raises
+        before that is raised here. The task runs until it returns or the loop
+        stops (then it is cancelled).
+        """
+        services = self._services
+        if services is None:
+            raise RuntimeError("the toolkit loop is not running (BackgroundLoop.portal starts it)")
+        return await services.start(func, *args)
+
     def stop(self) -> None:
-        """Stop the loop thread (used at interpreter exit)."""
+        """Stop the loop thread (used at interpreter exit); services are cancelled first."""
         with self._lock:
-            cm, self._cm, self._portal = self._cm, None, None
+            cm, portal, services = self._cm, self._portal, self._services
+            self._cm, self._portal, self._services = None, None, None
+        if portal is not None and services is not None:
+            portal.call(services.cancel_scope.cancel)  # else the portal would wait for them
         if cm is not None:
             cm.__exit__(None, None, None)
+
+
+async def _host_services(*, task_status: TaskStatus[TaskGroup]) -> None:
+    """The loop's task group for long-lived tasks, open until the loop stops."""
+    async with anyio.create_task_group() as services:
+        task_status.started(services)
+        await anyio.sleep_forever()
 
 
 _LOOP = BackgroundLoop()

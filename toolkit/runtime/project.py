@@ -3,6 +3,10 @@
 ``tk.load`` returns one. The pure questions (``resolve``, ``explain``,
 ``matrix``) come from :class:`toolkit.core.policy.Policy`; this class adds
 the runtime: sessions that call tools, MCP connections, audit and metrics.
+
+A ``Project`` owns its sessions and connections through the protocols of
+:mod:`toolkit.runtime.protocols` (``SessionOwner``, ``ServerOwner``): sessions
+and the server manager call only those public methods, never private ones.
 """
 
 from __future__ import annotations
@@ -10,18 +14,20 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..core.loaders import load_definitions
 from ..core.models import Request, Tool, User, normalize_groups
 from ..core.policy import Policy
 from ..core.presets import Preset
-from ..errors import AccessDeniedError
+from ..errors import AccessDeniedError, ProjectClosedError
 from .audit import AuditLog
 from .builtins import CallResult, run_builtin
 from .metrics import Metrics
-from .session import Approval, Session, check_user
+from .protocols import Approval
+from .session import Session, check_user
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,7 +40,17 @@ SWITCH_TIMEOUT = 5.0
 
 
 class Project(Policy):
-    """A project: agents, tools, servers, and the sessions started under it."""
+    """A project: agents, tools, servers, and the sessions started under it.
+
+    >>> # with tk.load("toolkit/examples/trustgraph") as proj:
+    >>> #     proj.connect(); proj.start("react-agent", groups=["knowledge"]).call(...)
+
+    After :meth:`close` the project does not reopen: :meth:`start`,
+    :meth:`switch`, :meth:`connect`, :meth:`ping` and calls or spawns of its
+    sessions raise ``ProjectClosedError`` (load the project again for new
+    ones). The pure questions (``resolve``, ``explain``, ``matrix``), the
+    audit trail, ``servers`` and ``server_log`` stay readable.
+    """
 
     def __init__(self, defs: Any, preset: str | Preset | None = None) -> None:
         super().__init__(defs, preset)
@@ -50,6 +66,7 @@ class Project(Policy):
         self._inflight = 0
         self._inflight_lock = threading.Condition()
         self._servers_manager: ServerManager | None = None
+        self._closed = False
         for warning in defs.problems if hasattr(defs, "problems") else ():
             if warning.severity == "warning":
                 self.audit_log.record("warning", reason=str(warning))
@@ -77,6 +94,7 @@ class Project(Policy):
     def start(self, agent: str, groups: Any = None, state: str | None = None,
               user: User | str | None = None) -> Session:
         """Start a root session of ``agent`` for a request; its id is the agent's name."""
+        self.check_open()
         group_set = normalize_groups(groups)
         for g in group_set:
             self.metrics.inc("agent_tool_group_requests_total", group=g)
@@ -84,12 +102,11 @@ class Project(Policy):
             try:
                 user = self.user(user)
             except AccessDeniedError as exc:
-                self._refuse(None, str(exc), agent=agent, groups=group_set)
-                raise  # _refuse raises; this keeps type checkers informed
+                self.refuse(None, str(exc), agent=agent, groups=group_set)
         try:
             check_user(user, group_set)
         except AccessDeniedError as exc:
-            self._refuse(None, str(exc), agent=agent, groups=group_set, escalation=True)
+            self.refuse(None, str(exc), agent=agent, groups=group_set, escalation=True)
         request = Request(groups=group_set, state=state or "undefined", user=user)
         grant = self.grant(agent)
         session_id = agent
@@ -98,7 +115,7 @@ class Project(Policy):
             count += 1
             session_id = f"{agent}.{count}"
         session = Session(self, agent, request, grant, session_id)
-        self._opened(session)
+        self.session_opened(session)
         self.active = session
         return session
 
@@ -110,6 +127,7 @@ class Project(Policy):
         are closed (stdio processes terminated, then killed) and reopened for
         the new one; a timeout is logged to the audit trail and teardown is forced.
         """
+        self.check_open()
         previous = self.active
         if previous is not None:
             if not self.wait_idle(timeout):
@@ -141,15 +159,35 @@ class Project(Policy):
             return str(scope)
         return "agent" if self.preset.name == "work-agent" else "shared"
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (the project does not reopen)."""
+        return self._closed
+
+    def check_open(self) -> None:
+        """Raise ``ProjectClosedError`` if the project was closed (else nothing)."""
+        if self._closed:
+            raise ProjectClosedError(
+                f"the project {str(self.root)!r} is closed: its sessions and server connections "
+                f"have ended; load it again (tk.load({str(self.root)!r})) to start new ones")
+
     def close(self) -> None:
-        """End every session and connection of the project."""
-        for session in list(self.sessions.values()):
-            if session.parent is None:
-                session.close()
-        self.active = None
-        if self._servers_manager is not None:
-            self._servers_manager.shutdown()
-        self.audit_log.close()
+        """End every session and connection of the project; closing twice does nothing.
+
+        A closed project stays closed: see the class docstring for what still works.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            for session in list(self.sessions.values()):
+                if session.parent is None:
+                    session.close()
+            self.active = None
+            if self._servers_manager is not None:
+                self._servers_manager.shutdown()
+        finally:
+            self.audit_log.close()
 
     def __enter__(self) -> Project:
         return self
@@ -187,18 +225,23 @@ class Project(Policy):
         if self._servers_manager is None:
             from .servers import ServerManager
 
-            self._servers_manager = ServerManager(self)
+            settings = self.definitions.settings
+            self._servers_manager = ServerManager(
+                self, health_check=bool(settings.get("health_check", False)),
+                derive_groups=bool(settings.get("derive_groups_from_annotations", False)))
         return self._servers_manager
 
     def connect(self, names: list[str] | None = None, timeout: float | None = None
                 ) -> pd.DataFrame:
         """Connect configured servers concurrently; failures are marked, the rest carry on."""
+        self.check_open()
         self.server_manager.connect(names, timeout)
         return self.servers
 
     async def aconnect(self, names: list[str] | None = None, timeout: float | None = None
                        ) -> pd.DataFrame:
         """``await proj.aconnect()``: :meth:`connect` for async code and notebook cells."""
+        self.check_open()
         await self.server_manager.aconnect(names, timeout)
         return self.servers
 
@@ -208,6 +251,7 @@ class Project(Policy):
 
     def ping(self, name: str) -> str:
         """Ping server ``name`` now; returns its health colour (green, yellow, red)."""
+        self.check_open()
         return self.server_manager.ping(name)
 
     @property
@@ -215,10 +259,14 @@ class Project(Policy):
         """Status of every configured server: transport, state, tools, last error, health."""
         return self.server_manager.status()
 
-    # -- execution, used by sessions ----------------------------------------------------------
+    # -- execution, for sessions (protocols.ToolExecutor) -------------------------------------
 
-    async def _execute(self, session: Session, tool: Tool, args: dict[str, Any],
-                       timeout: float | None = None) -> CallResult:
+    async def execute(self, session: Session, tool: Tool, args: dict[str, Any],
+                      timeout: float | None = None) -> CallResult:
+        """Run a call ``session`` has already allowed: an MCP server's tool or a built-in.
+
+        Sessions call this after their checks; call ``session.call`` instead.
+        """
         server_tool = tool.binding or (tool.name if tool.server else None)
         if server_tool is not None:
             server, _, remote = server_tool[1:].partition("/")
@@ -235,9 +283,10 @@ class Project(Policy):
                                   f"here: no MCP server tool of that name{hint}",
                                   {"executable": False}, True)
 
-    # -- bookkeeping, used by sessions --------------------------------------------------------
+    # -- bookkeeping for sessions (protocols.CallRecorder, SessionLifecycle) -------------------
 
-    def _opened(self, session: Session) -> None:
+    def session_opened(self, session: Session) -> None:
+        """Register a new root or child session; audit its resolve or spawn, update metrics."""
         self.sessions[session.id] = session
         r = session.resolution
         for warning in self.request_warnings(session.groups, session.state):
@@ -260,15 +309,17 @@ class Project(Policy):
             self.metrics.set("agent_tool_group_availability", count, group=group)
         self.metrics.set("agent_state_availability", len(r.allowed), state=session.state)
 
-    def _closed(self, session: Session, in_state_s: float) -> None:
+    def session_closed(self, session: Session, in_state_s: float) -> None:
+        """Audit a session's teardown and its time in its last state."""
         self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=session.state)
         self.audit_log.record("teardown", request_id=session.request_id, agent_id=session.id,
                           state=session.state, outcome="closed", reason="session closed")
         if self.active is session:
             self.active = None
 
-    def _transitioned(self, session: Session, tool: str, old: str, new: str,
-                      in_state_s: float) -> None:
+    def session_transitioned(self, session: Session, tool: str, old: str, new: str,
+                             in_state_s: float) -> None:
+        """Audit a state transition and count it (an unknown state is counted as invalid)."""
         self.metrics.inc("agent_state_transitions_total", tool=tool)
         self.metrics.observe("agent_workflow_duration_seconds", in_state_s, state=old)
         if new not in self.states:
@@ -277,27 +328,36 @@ class Project(Policy):
                           tool=tool, state=new, outcome="transition", reason="tool state",
                           **{"from": old, "to": new})
 
-    def _audit_call(self, session: Session, tool: str, canonical: str | None, outcome: str,
-                    reason: str, **extra: Any) -> None:
+    def audit_call(self, session: Session, tool: str, canonical: str | None, outcome: str,
+                   reason: str, **extra: Any) -> None:
+        """Audit one call of ``tool`` (``canonical``: its pool name, if it has one)."""
         self.audit_log.record("call", request_id=session.request_id, agent_id=session.id,
                           tool=canonical or tool, requested_tool=tool,
                           requested_groups=list(session.groups),
                           granted_groups=list(session.groups), state=session.state,
                           outcome=outcome, reason=reason, **extra)
 
-    def _inflight_changed(self, session: Session, delta: int) -> None:
+    def inflight_changed(self, session: Session, delta: int) -> None:
+        """Count calls in flight (``switch`` waits for them: :meth:`wait_idle`)."""
         with self._inflight_lock:
             self._inflight += delta
             self._inflight_lock.notify_all()
 
-    def _refuse(self, session: Session | None, message: str, *, agent: str | None = None,
-                groups: tuple[str, ...] = (), escalation: bool = False) -> None:
+    def refuse(self, session: Session | None, message: str, *, agent: str | None = None,
+               groups: tuple[str, ...] = (), escalation: bool = False) -> NoReturn:
+        """Audit and count an access refusal, then raise it as ``AccessDeniedError``."""
         self.metrics.inc("agent_group_access_denied_total")
         if escalation:
             self.metrics.inc("agent_privilege_escalation_attempts_total")
         self.audit_log.record("access-denied", agent_id=session.id if session else agent,
                           requested_groups=list(groups), outcome="refused", reason=message)
         raise AccessDeniedError(message)
+
+    # -- for the server manager (protocols.ServerOwner) -----------------------------------------
+
+    def server_tools_changed(self, servers: Mapping[str, Iterable[Tool] | None]) -> None:
+        """Servers' discovered tools changed (``None``: unavailable); the pool follows."""
+        self.set_many_server_tools(servers)
 
 
 def load(path: str | os.PathLike[str], preset: str | Preset | None = None) -> Project:

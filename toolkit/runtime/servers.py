@@ -2,8 +2,15 @@
 
 Each server's transport and ``ClientSession`` are entered and exited by one
 task (its *holder*) on the package's loop thread; calls from other tasks use
-the open session. Connecting several servers is concurrent; one that fails or
-times out is marked unavailable with its error and the rest carry on.
+the open session. A holder is started with anyio's ``TaskGroup.start``: it
+reports ``task_status.started()`` once the server is connected, or raises
+``ServerError`` to the starter if it never got there. Connecting several
+servers is concurrent; one that fails or times out is marked unavailable with
+its error and the rest carry on.
+
+The manager's owner (a ``Project``) is anything that implements
+:class:`~toolkit.runtime.protocols.ServerOwner`: it supplies the configs and
+the audit log, and hears when servers' tools change.
 
 stdio servers are started through a small launcher that sets a parent-death
 signal (Linux ``PR_SET_PDEATHSIG``), so not even a SIGKILL of the host leaves
@@ -13,6 +20,7 @@ Each server's stderr goes to its own log file (``proj.server_log(name)``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -23,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
+from anyio.abc import TaskGroup, TaskStatus
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -31,11 +40,10 @@ from ..errors import ServerError, ToolkitError, ToolTimeoutError
 from .builtins import CallResult
 from .loop import background_loop
 from .processes import kill_process_group
+from .protocols import ServerOwner
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from .project import Project
 
 __all__ = ["ServerConnection", "ServerError", "ServerManager"]
 
@@ -101,41 +109,54 @@ class ServerConnection:
         self.health: str | None = None
         self.latency_ms: float | None = None
         self.missed_pings = 0
+        self.ping_error: str | None = None  # why the last ping was missed
         self.log_path = log_dir / f"{config.name}.log"
         self.connected_at: float | None = None
         self._stop = anyio.Event()
-        self._ready = anyio.Event()
         self._done = anyio.Event()
         self._list_changed = anyio.Event()
 
     # -- the holder task ----------------------------------------------------------------------
 
-    async def run(self, timeout: float) -> None:
-        """Enter the transport and session, discover, serve until stopped, exit (one task)."""
+    async def run(self, timeout: float, *,
+                  task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Enter the transport and session, discover, serve until stopped, exit (one task).
+
+        Meant for ``await task_group.start(conn.run, timeout)``, which returns
+        once the server is connected. A server that fails or does not answer
+        within ``timeout`` seconds is torn down, marked failed, and the
+        ``ServerError`` is raised to the starter. A failure after that (a
+        crash) is the holder's own: recorded in ``state`` and ``error``.
+        """
         self.state = "connecting"
         # One scope around the whole life: its deadline is the startup timeout until the
         # server is ready, then lifted (contexts are entered and exited inside it, in order).
         startup = anyio.CancelScope(deadline=anyio.current_time() + timeout)
         try:
             with startup:
-                await self._serve(startup)
+                await self._serve(startup, task_status)
             if startup.cancelled_caught:
                 self._fail(f"no answer within the {timeout:g} s startup timeout")
-        except Exception as exc:  # any transport/protocol failure marks the server down
+        except Exception as exc:  # noqa: BLE001 - any transport/protocol failure marks the server down (state, error, audit), and reaches the starter below
             self._fail(_describe(exc))
         finally:
-            self.session = None
-            if self.state in ("connected", "connecting"):
-                self.state = "closed" if self._stop.is_set() else "failed"
-                if self.state == "failed" and self.error is None:
-                    self.error = "connection ended"
-            if self.state == "failed":
-                self.health = "red"
-            self._ready.set()
-            self._done.set()
-            self.manager._ended(self)
+            self._finish()
+        if self.connected_at is None:  # never started: TaskGroup.start raises this to the starter
+            raise ServerError(f"MCP server {self.name!r} did not start: {self.error}")
 
-    async def _serve(self, startup: anyio.CancelScope) -> None:
+    def _finish(self) -> None:
+        """The holder ends: settle the final state and tell the manager."""
+        self.session = None
+        if self.state in ("connected", "connecting"):
+            self.state = "closed" if self._stop.is_set() else "failed"
+            if self.state == "failed" and self.error is None:
+                self.error = "connection ended"
+        if self.state == "failed":
+            self.health = "red"
+        self._done.set()
+        self.manager.connection_ended(self)
+
+    async def _serve(self, startup: anyio.CancelScope, task_status: TaskStatus[None]) -> None:
         """The connection's life: open, initialize, discover, serve until stopped."""
         async with AsyncExitStack() as stack:
             read, write = await self._open_transport(stack)
@@ -153,7 +174,7 @@ class ServerConnection:
             self.state = "connected"
             self.connected_at = time.monotonic()
             self.health = "green" if self._health_enabled else None
-            self._ready.set()
+            task_status.started()
             tg.start_soon(self._watch_list_changed, session)
             if self._health_enabled:
                 tg.start_soon(self._ping_forever, session)
@@ -254,9 +275,9 @@ class ServerConnection:
         if isinstance(root, types.ToolListChangedNotification):
             self._list_changed.set()
         elif isinstance(root, Exception):
-            self.manager.project.audit_log.record("server-failure", tool=None, outcome="warning",
-                                                  reason=f"{self.name}: {_describe(root)}",
-                                                  server=self.name)
+            self.manager.owner.audit_log.record("server-failure", tool=None, outcome="warning",
+                                                reason=f"{self.name}: {_describe(root)}",
+                                                server=self.name)
 
     async def _watch_list_changed(self, session: ClientSession) -> None:
         while True:
@@ -264,12 +285,12 @@ class ServerConnection:
             self._list_changed = anyio.Event()
             try:
                 self.tools = await self._discover(session)
-            except Exception as exc:  # a failed re-listing is recorded, the old tools stay
-                self.manager.project.audit_log.record("server-failure", outcome="warning",
-                                                  reason=f"{self.name}: re-listing tools "
-                                                         f"failed: {_describe(exc)}")
+            except Exception as exc:  # noqa: BLE001 - a failed re-listing is audited; the old tools stay
+                self.manager.owner.audit_log.record("server-failure", outcome="warning",
+                                                    reason=f"{self.name}: re-listing tools "
+                                                           f"failed: {_describe(exc)}")
                 continue
-            self.manager._tools_changed(self)
+            self.manager.tools_changed(self)
 
     async def _ping_forever(self, session: ClientSession) -> None:
         interval = PING_INTERVAL
@@ -288,22 +309,17 @@ class ServerConnection:
             self.health = "red"
             return self.health
         slow = float((self.config.health_check or {}).get("slowSeconds", SLOW_PING))
-        started = time.monotonic()
-        with anyio.move_on_after(max(slow * 5, 2.0)) as scope:
-            try:
-                await session.send_ping()
-            except Exception:  # a failed ping counts as a missed one
-                scope.cancel()
-        elapsed = time.monotonic() - started
-        if scope.cancelled_caught or elapsed >= max(slow * 5, 2.0):
+        elapsed = await self._timed_ping(session, limit=max(slow * 5, 2.0))
+        if elapsed is None:
             self.missed_pings += 1
         else:
             self.missed_pings = 0
+            self.ping_error = None
             self.latency_ms = elapsed * 1000
         before = self.health
         if self.missed_pings >= 2:
             self.health = "red"
-        elif self.missed_pings == 1 or elapsed >= slow:
+        elif self.missed_pings == 1 or (elapsed is not None and elapsed >= slow):
             self.health = "yellow"
         else:
             self.health = "green"
@@ -311,11 +327,29 @@ class ServerConnection:
             self._audit_health(before, elapsed)
         return self.health
 
-    def _audit_health(self, before: str | None, elapsed: float) -> None:
+    async def _timed_ping(self, session: ClientSession, limit: float) -> float | None:
+        """Seconds a ``ping`` took, or None when it failed or took ``limit`` or longer."""
+        started = time.monotonic()
+        with anyio.move_on_after(limit) as scope:
+            try:
+                await session.send_ping()
+            except Exception as exc:  # noqa: BLE001 - a failed ping counts as a missed one; its cause goes into the health audit
+                self.ping_error = _describe(exc)
+                return None
+        elapsed = time.monotonic() - started
+        if scope.cancelled_caught or elapsed >= limit:
+            self.ping_error = f"no answer within {limit:g} s"
+            return None
+        return elapsed
+
+    def _audit_health(self, before: str | None, elapsed: float | None) -> None:
         """Record a change of health colour (a slow or missed ping is a server failure too)."""
-        why = (f"{self.missed_pings} missed ping(s)" if self.missed_pings
-               else f"ping answered in {elapsed * 1000:.0f} ms")
-        self.manager.project.audit_log.record(
+        if self.missed_pings:
+            why = f"{self.missed_pings} missed ping(s)"
+            why += f": {self.ping_error}" if self.ping_error else ""
+        else:
+            why = f"ping answered in {(elapsed or 0.0) * 1000:.0f} ms"
+        self.manager.owner.audit_log.record(
             "server-health", outcome=self.health, server=self.name,
             reason=f"{self.name}: health {before or 'unknown'} -> {self.health} ({why})")
 
@@ -378,37 +412,44 @@ def _describe(exc: BaseException) -> str:
 
 
 class ServerManager:
-    """The project's MCP connections, on the package's loop thread."""
+    """An owner's MCP connections, on the package's loop thread.
 
-    def __init__(self, project: Project) -> None:
-        self.project = project
+    >>> # manager = ServerManager(project, health_check=True); manager.connect(["kg"])
+
+    ``owner`` supplies the configs, the base folder and the audit log, and
+    hears when servers' tools change (:class:`~toolkit.runtime.protocols.ServerOwner`).
+    ``health_check`` pings every server, not only those whose config asks;
+    ``derive_groups`` puts tools into ``read-only`` / ``destructive`` groups by
+    their MCP annotations.
+    """
+
+    def __init__(self, owner: ServerOwner, *, health_check: bool = False,
+                 derive_groups: bool = False) -> None:
+        self.owner = owner
         self.connections: dict[str, ServerConnection] = {}
         self.log_dir = Path(tempfile.mkdtemp(prefix="toolkit-mcp-logs-"))
-        settings = project.definitions.settings
-        self.health_default = bool(settings.get("health_check", False))
-        self.derive_groups = bool(settings.get("derive_groups_from_annotations", False))
-        self._tg: anyio.abc.TaskGroup | None = None
-        self._supervisor: Any = None
+        self.health_default = health_check
+        self.derive_groups = derive_groups
+        self._tg: TaskGroup | None = None
+        self._tg_lock = anyio.Lock()
         self._closed = anyio.Event()
 
-    async def _task_group(self) -> anyio.abc.TaskGroup:
-        if self._tg is None:
-            # The holders' task group lives as long as the manager, on the loop thread.
-            ready = anyio.Event()
-
-            async def supervise() -> None:
-                async with anyio.create_task_group() as tg:
-                    self._tg = tg
-                    ready.set()
-                    await self._closed.wait()
-                    tg.cancel_scope.cancel()
-
-            import asyncio
-
-            self._supervisor = asyncio.get_running_loop().create_task(supervise())
-            await ready.wait()
-        assert self._tg is not None
+    async def _holders(self) -> TaskGroup:
+        """The task group the holders run in (started on first use, ended by shutdown)."""
+        async with self._tg_lock:
+            if self._closed.is_set():
+                raise ToolkitError("these server connections were shut down; "
+                                   "make a new ServerManager (or load the project again)")
+            if self._tg is None:
+                self._tg = await background_loop().start_service(self._hold_connections)
         return self._tg
+
+    async def _hold_connections(self, *, task_status: TaskStatus[TaskGroup]) -> None:
+        """Host the holders' task group on the loop until :meth:`shutdown`."""
+        async with anyio.create_task_group() as tg:
+            task_status.started(tg)
+            await self._closed.wait()
+            tg.cancel_scope.cancel()
 
     def connect(self, names: list[str] | None = None, timeout: float | None = None) -> None:
         """Connect servers (all configured ones by default) concurrently; wait for all."""
@@ -416,41 +457,50 @@ class ServerManager:
 
     async def aconnect(self, names: list[str] | None = None, timeout: float | None = None
                        ) -> None:
-        """Async :meth:`connect` (runs on the loop thread)."""
+        """Async :meth:`connect` (runs on the loop thread).
+
+        Returns once every server asked for is connected or has failed (a
+        failed one's transport is closed by then); failures are audited and
+        shown by :meth:`status`, and the rest carry on.
+        """
         loop = background_loop()
         if not loop.in_loop_thread():
             import asyncio
 
             await asyncio.wrap_future(loop.submit(self.aconnect, names, timeout))
             return
-        configs = self.project.server_configs
+        self.owner.check_open()
+        configs = self.owner.server_configs
         wanted = list(configs) if names is None else names
         unknown = [n for n in wanted if n not in configs]
         if unknown:
             raise ToolkitError(f"unknown server(s) {unknown}; configured: {sorted(configs)}")
-        tg = await self._task_group()
+        holders = await self._holders()
         started = []
         for name in wanted:
             old = self.connections.get(name)
             if old is not None and old.state == "connected":
                 continue
-            conn = ServerConnection(configs[name], self.log_dir, self.project.base_dir, self)
+            conn = ServerConnection(configs[name], self.log_dir, self.owner.base_dir, self)
             self.connections[name] = conn
-            tg.start_soon(conn.run, timeout or configs[name].startup_timeout)
             started.append(conn)
-        for conn in started:
-            limit = timeout or conn.config.startup_timeout
-            with anyio.move_on_after(limit + 0.25):
-                await conn._ready.wait()
-            if not conn._ready.is_set():  # still tearing down after its timeout: do not wait
-                conn._fail(f"no answer within the {limit:g} s startup timeout")
-            self._record(conn)
+        async with anyio.create_task_group() as starting:  # concurrently; each waits for its own
+            for conn in started:
+                starting.start_soon(self._start, holders, conn,
+                                    timeout or conn.config.startup_timeout)
         if started:
-            self.project.set_many_server_tools(
+            self.owner.server_tools_changed(
                 {c.name: (c.tools if c.state == "connected" else None) for c in started})
 
+    async def _start(self, holders: TaskGroup, conn: ServerConnection, timeout: float) -> None:
+        """Start ``conn``'s holder in ``holders``; return once it is connected or has failed."""
+        # A startup failure is already in conn.state / conn.error; _record audits it.
+        with contextlib.suppress(ServerError):
+            await holders.start(conn.run, timeout, name=f"toolkit MCP server {conn.name}")
+        self._record(conn)
+
     def _record(self, conn: ServerConnection) -> None:
-        audit = self.project.audit_log
+        audit = self.owner.audit_log
         if conn.state == "connected":
             audit.record("server-connected", outcome="connected",
                          reason=f"{conn.name}: {len(conn.tools)} tool(s)",
@@ -459,20 +509,21 @@ class ServerManager:
             audit.record("server-failure", outcome="failed", reason=f"{conn.name}: {conn.error}",
                          server=conn.name, transport=conn.config.transport)
 
-    def _ended(self, conn: ServerConnection) -> None:
+    def connection_ended(self, conn: ServerConnection) -> None:
         """A holder ended: a crash after connecting removes the server's tools from the pool."""
         if self.connections.get(conn.name) is not conn:
             return
         if conn.state == "failed" and conn.connected_at is not None:
-            self.project.audit_log.record("server-failure", outcome="down",
-                                      reason=f"{conn.name}: {conn.error}", server=conn.name)
-            self.project.set_server_tools(conn.name, None)
+            self.owner.audit_log.record("server-failure", outcome="down",
+                                        reason=f"{conn.name}: {conn.error}", server=conn.name)
+            self.owner.server_tools_changed({conn.name: None})
 
-    def _tools_changed(self, conn: ServerConnection) -> None:
-        self.project.audit_log.record("server-tools-changed", outcome="refreshed",
-                                  reason=f"{conn.name}: tools/list_changed, "
-                                         f"{len(conn.tools)} tool(s)", server=conn.name)
-        self.project.set_server_tools(conn.name, conn.tools)
+    def tools_changed(self, conn: ServerConnection) -> None:
+        """``conn`` re-listed its tools after ``notifications/tools/list_changed``."""
+        self.owner.audit_log.record("server-tools-changed", outcome="refreshed",
+                                    reason=f"{conn.name}: tools/list_changed, "
+                                           f"{len(conn.tools)} tool(s)", server=conn.name)
+        self.owner.server_tools_changed({conn.name: conn.tools})
 
     async def call(self, server: str, tool: str, args: dict[str, Any],
                    timeout: float | None = None) -> CallResult:
@@ -484,12 +535,13 @@ class ServerManager:
             return await conn.call(tool, args, timeout)
         except ServerError as exc:
             outcome = "timeout" if isinstance(exc, ToolTimeoutError) else "failed"
-            self.project.audit_log.record("server-failure", tool=f"@{server}/{tool}",
-                                      outcome=outcome, reason=str(exc), server=server)
+            self.owner.audit_log.record("server-failure", tool=f"@{server}/{tool}",
+                                        outcome=outcome, reason=str(exc), server=server)
             raise
 
     def ping(self, name: str) -> str:
         """Ping one server now; returns its health colour."""
+        self.owner.check_open()
         conn = self.connections[name]
         return background_loop().run(conn.ping)
 
@@ -508,10 +560,10 @@ class ServerManager:
                 tg.start_soon(conn.stop)
         for conn in conns:
             if was[conn.name] == "connected":
-                self.project.audit_log.record("teardown", outcome="closed", server=conn.name,
-                                          reason=f"{conn.name}: connection closed")
+                self.owner.audit_log.record("teardown", outcome="closed", server=conn.name,
+                                            reason=f"{conn.name}: connection closed")
         self.connections.clear()
-        self.project.set_many_server_tools({c.name: None for c in conns})
+        self.owner.server_tools_changed({c.name: None for c in conns})
 
     def shutdown(self) -> None:
         """Close every connection and end the holders' task group."""
@@ -528,7 +580,7 @@ class ServerManager:
         import pandas as pd
 
         rows = []
-        for name, config in self.project.server_configs.items():
+        for name, config in self.owner.server_configs.items():
             conn = self.connections.get(name)
             rows.append({
                 "server": name,

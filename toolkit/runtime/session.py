@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.models import Request, User, groups_label, normalize_groups
@@ -18,15 +17,12 @@ from ..errors import AccessDeniedError, ToolkitError, ToolNotFoundError
 from .audit import new_request_id
 from .builtins import CallResult
 from .loop import background_loop
+from .protocols import Approval, SessionOwner
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .project import Project
-
 __all__ = ["Approval", "Session"]
-
-Approval = Callable[[str, dict[str, Any]], bool | Awaitable[bool]]
 
 
 class Session:
@@ -34,10 +30,14 @@ class Session:
 
     >>> # s = proj.start("orchestrator", groups=["knowledge"])
     >>> # child = s.spawn("researcher"); child.id  -> "orchestrator.researcher"
+
+    ``project`` is the session's owner: a ``Project``, or anything else that
+    implements :class:`~toolkit.runtime.protocols.SessionOwner` (it runs the
+    allowed calls and hears about everything the session does).
     """
 
-    def __init__(self, project: Project, agent: str, request: Request, grant: Grant,
-                 session_id: str, parent: Session | None = None) -> None:
+    def __init__(self, project: SessionOwner[Session], agent: str, request: Request,
+                 grant: Grant, session_id: str, parent: Session | None = None) -> None:
         self.project = project
         self.agent = agent
         self.request = request
@@ -106,7 +106,7 @@ class Session:
         if to is None or to == self._state:
             return
         now = time.monotonic()
-        self.project._transitioned(self, tool, self._state, to, now - self._state_since)
+        self.project.session_transitioned(self, tool, self._state, to, now - self._state_since)
         self.history.append({"event": "transition", "tool": tool, "from": self._state, "to": to})
         self._state = to
         self._state_since = now
@@ -149,25 +149,25 @@ class Session:
         canonical = self.grant.canonical(tool)
         if canonical is None or canonical not in self.allowed:
             reason = self.resolution.reason(canonical) if canonical else "pool"
-            self.project._audit_call(self, tool, canonical, "blocked", reason)
+            self.project.audit_call(self, tool, canonical, "blocked", reason)
             raise ToolNotFoundError(tool)
         if canonical in self.resolution.ask:
             await self._approve(canonical, args)
         definition = self.pool[canonical]
         self.inflight += 1
-        self.project._inflight_changed(self, +1)
+        self.project.inflight_changed(self, +1)
         try:
-            result = await self.project._execute(self, definition, args, timeout)
+            result = await self.project.execute(self, definition, args, timeout)
         except BaseException as exc:
-            self.project._audit_call(self, tool, canonical, "error", type(exc).__name__,
-                                     error=str(exc))
+            self.project.audit_call(self, tool, canonical, "error", type(exc).__name__,
+                                    error=str(exc))
             raise
         finally:
             self.inflight -= 1
-            self.project._inflight_changed(self, -1)
-        self.project._audit_call(self, tool, canonical, "error" if result.is_error else "allowed",
-                                 "tool reported an error" if result.is_error else "allow",
-                                 args=args)
+            self.project.inflight_changed(self, -1)
+        self.project.audit_call(self, tool, canonical, "error" if result.is_error else "allowed",
+                                "tool reported an error" if result.is_error else "allow",
+                                args=args)
         self.history.append({"event": "call", "tool": canonical, "args": args,
                              "is_error": result.is_error})
         if not result.is_error:
@@ -177,8 +177,8 @@ class Session:
     async def _approve(self, tool: str, args: dict[str, Any]) -> None:
         callback = self.approval or self.project.approval
         if callback is None:
-            self.project._audit_call(self, tool, tool, "blocked", "approval",
-                                     error="no approval callback")
+            self.project.audit_call(self, tool, tool, "blocked", "approval",
+                                    error="no approval callback")
             raise AccessDeniedError(f"calling {tool} needs approval and no approval callback is "
                                     "set (session.approval or project.approval)")
         answer = callback(tool, args)
@@ -203,9 +203,9 @@ class Session:
         if "*" not in self.request.groups:
             extra = [g for g in child_groups if g not in self.request.groups]
             if extra:
-                self.project._refuse(self, f"spawn of {name!r} asks for groups {extra} beyond "
-                                           f"its parent's {list(self.request.groups)}",
-                                     escalation=True)
+                self.project.refuse(self, f"spawn of {name!r} asks for groups {extra} beyond "
+                                          f"its parent's {list(self.request.groups)}",
+                                    escalation=True)
         request = Request(groups=child_groups, state=state or self._state,
                           user=self.request.user)
         count = self._child_names.get(name, 0) + 1
@@ -214,7 +214,7 @@ class Session:
         grant = self.project.child_grant(name, self.child_lineage(), pool=self.pool)
         child = Session(self.project, name, request, grant, child_id, parent=self)
         self.children.append(child)
-        self.project._opened(child)
+        self.project.session_opened(child)
         return child
 
     def close(self) -> None:
@@ -224,9 +224,10 @@ class Session:
         for child in self.children:
             child.close()
         self.closed = True
-        self.project._closed(self, time.monotonic() - self._state_since)
+        self.project.session_closed(self, time.monotonic() - self._state_since)
 
     def _check_open(self) -> None:
+        self.project.check_open()  # a closed project says so (ProjectClosedError)
         if self.closed:
             raise ToolkitError(f"session {self.id!r} is closed; start a new one")
 
