@@ -9,9 +9,9 @@ import toolkit as tk
 
 EXPECTED = {
     "AccessDeniedError", "AgentDefinition", "Decision", "DefinitionError", "Effect", "PRESETS",
-    "Preset", "Problem", "Project", "Reason", "Resolution", "Rule", "ServerError", "Session",
-    "SpawnError", "Tool", "ToolNotFoundError", "ToolTimeoutError", "ToolkitError",
-    "UnknownAgentError", "User", "load", "load_ipython_extension",
+    "Preset", "Problem", "Project", "ProjectClosedError", "Reason", "Resolution", "Rule",
+    "ServerError", "Session", "SpawnError", "Tool", "ToolNotFoundError", "ToolTimeoutError",
+    "ToolkitError", "UnknownAgentError", "User", "load", "load_ipython_extension",
 }
 
 
