@@ -196,10 +196,15 @@ class ServerConnection:
         ended.set()
 
     def _fail(self, message: str) -> None:
+        """Mark the server failed with ``message`` (and its stderr's last lines)."""
         if self._stop.is_set() and self.state == "connected":
-            return  # ended because we closed it
+            # We closed it: not the server's failure, but not dropped either.
+            self.manager.owner.audit_log.record("server-failure", outcome="warning",
+                                                reason=f"{self.name}: while closing: {message}",
+                                                server=self.name)
+            return
         if self.state == "failed" and self.error:
-            return  # keep the first cause
+            return  # keep the first cause (what follows is its consequence)
         tail = self._stderr_tail()
         self.state = "failed"
         self.error = message + (f" (stderr: {tail})" if tail else "")
@@ -379,6 +384,11 @@ class ServerConnection:
         self._stop.set()
         with anyio.move_on_after(CLOSE_TIMEOUT):
             await self._done.wait()
+        if not self._done.is_set():
+            self.manager.owner.audit_log.record(
+                "server-failure", outcome="timeout", server=self.name,
+                reason=f"{self.name}: still closing after {CLOSE_TIMEOUT:g} s; "
+                       "left to finish in the background")
 
 
 def _kill_launched_group(pid_file: Path) -> None:
