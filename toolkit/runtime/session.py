@@ -11,6 +11,7 @@ import inspect
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..core.decision import Effect, Reason, decide
 from ..core.models import Request, User, groups_label, normalize_groups
 from ..core.resolve import Grant, Lineage, Resolution, resolve_request
 from ..errors import AccessDeniedError, ToolkitError, ToolNotFoundError
@@ -147,9 +148,10 @@ class Session:
         args = dict(args or {})
         timeout = _seconds(self.project.call_timeout if timeout is None else timeout)
         canonical = self.grant.canonical(tool)
+        verdict = self.resolution.verdict(canonical) if canonical else decide({Reason.POOL})
         if canonical is None or canonical not in self.allowed:
-            reason = self.resolution.reason(canonical) if canonical else "pool"
-            self.project.audit_call(self, tool, canonical, "blocked", reason)
+            self.project.audit_call(self, tool, canonical, "blocked", verdict.reason.value,
+                                    effect=verdict.effect.value)
             raise ToolNotFoundError(tool)
         if canonical in self.resolution.ask:
             await self._approve(canonical, args)
@@ -166,8 +168,8 @@ class Session:
             self.inflight -= 1
             self.project.inflight_changed(self, -1)
         self.project.audit_call(self, tool, canonical, "error" if result.is_error else "allowed",
-                                "tool reported an error" if result.is_error else "allow",
-                                args=args)
+                                "tool reported an error" if result.is_error else
+                                verdict.reason.value, effect=verdict.effect.value, args=args)
         self.history.append({"event": "call", "tool": canonical, "args": args,
                              "is_error": result.is_error})
         if not result.is_error:
@@ -177,8 +179,8 @@ class Session:
     async def _approve(self, tool: str, args: dict[str, Any]) -> None:
         callback = self.approval or self.project.approval
         if callback is None:
-            self.project.audit_call(self, tool, tool, "blocked", "approval",
-                                    error="no approval callback")
+            self.project.audit_call(self, tool, tool, "blocked", Reason.APPROVAL.value,
+                                    effect=Effect.ASK.value, error="no approval callback")
             raise AccessDeniedError(f"calling {tool} needs approval and no approval callback is "
                                     "set (session.approval or project.approval)")
         answer = callback(tool, args)

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 __all__ = ["AuditView"]
 
 ALL = "(all)"
-COLUMNS = ["time", "event", "agent_id", "tool", "state", "outcome", "reason", "from", "to"]
+COLUMNS = ["time", "event", "agent_id", "tool", "state", "outcome", "effect", "reason", "from",
+           "to"]
 
 
 class AuditView(View):

@@ -1,0 +1,112 @@
+"""Every notebook view shows the effect explain() gives, in the one palette.
+
+For every shipped example and every agent: the matrix explorer's buttons and its
+static HTML, a session's HTML (the Resolution table `%tk start` and `%%tk agent`
+show), the workflow stepper's buttons and the spawn tree's tool list are checked
+cell by cell against ``proj.explain``.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import toolkit as tk
+from toolkit.core.render import PALETTE
+from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper
+
+EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
+
+
+class _Effects(HTMLParser):
+    """Every ``data-effect`` in a page, in document order, with the text of the row head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[tuple[str, str]] = []  # (row head, effect)
+        self._head = ""
+        self._in_head = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "code":
+            self._in_head = True
+        if tag == "span" and "data-effect" in found:
+            self.cells.append((self._head, str(found["data-effect"])))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "code":
+            self._in_head = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_head:
+            self._head = data
+
+
+def _effects(html: str) -> list[tuple[str, str]]:
+    parser = _Effects()
+    parser.feed(html)
+    return parser.cells
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_matrix_explorer_cells_and_static_html_agree_with_explain(examples: Path,
+                                                                  example: str) -> None:
+    with tk.load(examples / example) as proj:
+        explorer = MatrixExplorer(proj, groups="default; *; none", states=list(proj.states))
+        assert explorer.table is not None
+        shown = _effects(explorer.static_html())
+        assert len(shown) == explorer.table.size > 0
+        cells = iter(shown)
+        for tool in explorer.table.index:
+            for column, context in enumerate(explorer.columns):
+                d = proj.explain(context["agent"], str(tool), groups=list(context["groups"]),
+                                 state=context["state"], preset=context["preset"])
+                button = explorer.cells[(str(tool), column)]
+                assert button.style.button_color == PALETTE[d.effect], (tool, context)
+                assert next(cells) == (str(tool), d.effect), (tool, context)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_session_html_stepper_and_spawn_tree_agree_with_explain(examples: Path,
+                                                                example: str) -> None:
+    with tk.load(examples / example) as proj:
+        for agent in proj.agents:
+            session = proj.start(agent, groups=["*"])
+            rows = dict(_effects(session._repr_mimebundle_()["text/html"]))
+            assert set(rows) == set(session.pool), agent
+            stepper = WorkflowStepper(session)
+            for tool in session.pool:
+                d = proj.explain(agent, tool, groups=["*"], state=session.state)
+                assert rows[tool] == d.effect, (agent, tool)
+                assert (tool in stepper.buttons) == d.allowed, (agent, tool)
+                if d.allowed:
+                    assert stepper.buttons[tool].style.button_color == PALETTE[d.effect]
+            tree = SpawnTree(session).static_text()
+            listed = tree.split(": ", 1)[1].split(";")[0]
+            expected = ", ".join(sorted(t for t in session.pool
+                                        if proj.explain(agent, t, groups=["*"]).allowed))
+            assert listed == (expected or "(none)"), agent
+            session.close()
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_audit_records_of_blocked_calls_carry_explains_effect_and_reason(
+        examples: Path, example: str) -> None:
+    with tk.load(examples / example) as proj:
+        for agent in proj.agents:
+            session = proj.start(agent, groups=["read-only"])
+            blocked = [t for t in session.pool if t not in session.allowed]
+            for tool in blocked:
+                with pytest.raises(tk.ToolNotFoundError):
+                    session.call(tool, {})
+            calls = [e for e in proj.audit_log.events if e["event"] == "call"
+                     and e["agent_id"] == session.id]
+            assert len(calls) == len(blocked)
+            for tool, record in zip(blocked, calls, strict=True):
+                d = proj.explain(agent, tool, groups=["read-only"], state=session.state)
+                assert record["outcome"] == "blocked"
+                assert (record["effect"], record["reason"]) == (d.effect, d.reason), (agent, tool)
+            session.close()
