@@ -1,0 +1,70 @@
+"""``toolmatrix matrix PATH``: the tool matrix as markdown, CSV or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from typing import TYPE_CHECKING, TextIO
+
+from ..core.models import parse_group_sets
+from ..core.presets import PRESETS
+from . import verb
+from ._common import load, warn
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path")
+    parser.add_argument("--agents", help="comma-separated agent names (default: all)")
+    parser.add_argument("--groups", action="append",
+                        help="a comma-separated group set ('*' = all, 'none' = no groups); "
+                             "repeat, or separate sets with ';', for several")
+    parser.add_argument("--state", action="append", help="a state; repeat for several")
+    parser.add_argument("--preset", action="append", choices=list(PRESETS),
+                        help="a preset; repeat to compare several")
+    parser.add_argument("--format", choices=["csv", "markdown", "json"], default="markdown")
+    parser.add_argument("--reasons", action="store_true",
+                        help="show the deciding step of each cell instead of true/false")
+
+
+@verb("matrix", "print the tool matrix", _arguments)
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the matrix (booleans, or each cell's deciding step with --reasons)."""
+    proj = load(args.path)
+    groups = None if args.groups is None else [
+        s for value in args.groups for s in (parse_group_sets(value) or [()])]
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
+    with warnings.catch_warnings(record=True) as caught:  # the core warns about unknown names
+        warnings.simplefilter("always", UserWarning)
+        table = (proj.reasons if args.reasons else proj.matrix)(
+            agents=agents, groups=groups, states=args.state, presets=args.preset)
+    warn((str(w.message) for w in caught), err)
+    write_table(table, args.format, args.reasons, out)
+    return 0
+
+
+def write_table(table: pd.DataFrame, fmt: str, reasons: bool, out: TextIO) -> None:
+    if not reasons and fmt != "json":
+        table = table.replace({True: "yes", False: "-"})
+    if table.columns.nlevels > 1:
+        table.columns = [" / ".join(map(str, c)) for c in table.columns]
+    if fmt == "csv":
+        table.to_csv(out)
+    elif fmt == "json":
+        out.write(table.to_json(orient="split", indent=2) + "\n")
+    else:
+        out.write(_markdown(table) + "\n")
+
+
+def _markdown(table: object) -> str:
+    """A plain markdown table (no optional ``tabulate`` dependency)."""
+    import pandas as pd
+
+    assert isinstance(table, pd.DataFrame)
+    header = ["tool", *map(str, table.columns)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for name, row in table.iterrows():
+        lines.append("| " + " | ".join([str(name), *map(str, row.tolist())]) + " |")
+    return "\n".join(lines)
