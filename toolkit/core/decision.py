@@ -146,21 +146,27 @@ class Decision:
 
     agent: str
     tool: str
-    canonical: str | None
     effect: Effect
     reason: Reason
     message: str  # one line for people
-    rule: Rule
-    trace: tuple[Step, ...]
-    preset: str
-    groups: tuple[str, ...]
-    state: str
-    depth: int
+    canonical: str | None = None
+    rule: Rule = NO_RULE
+    trace: tuple[Step, ...] = ()
+    preset: str = ""
+    groups: tuple[str, ...] = ()
+    state: str = ""
+    depth: int = 0
     warnings: tuple[str, ...] = ()
+    #: "tool": may the agent hold this tool (explain)? "call": does this call run (check_call)?
+    question: Literal["tool", "call"] = "tool"
+    #: for a compound shell command: one decision per part, in order
+    parts: tuple[Decision, ...] = ()
 
     @property
     def allowed(self) -> bool:
-        """The tool is in the agent's set: ``allow`` or ``ask`` (or ``conditional``)."""
+        """For a tool: in the agent's set (allow, ask, conditional). For a call: runs unasked."""
+        if self.question == "call":
+            return self.effect is Effect.ALLOW
         return self.effect.granted
 
     @property

@@ -64,6 +64,10 @@ class Rule(_Frozen):
     file: str | None = None
     line: int | None = None
     target: str | None = None  # the alias target, for kind == "alias"
+    #: a permission rule's argument pattern: "npm test:*" of ``Bash(npm test:*)``
+    spec: str | None = None
+    #: where a permission rule comes from: managed, cli, local, project, user, agent
+    layer: str | None = None
 
     @cached_property
     def is_glob(self) -> bool:
