@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import where
 
 __all__ = [
+    "BUILTIN_KINDS",
     "DEFAULT_GROUPS",
     "DEFAULT_STATE",
+    "NATIVE_NAMES",
     "NO_GROUPS",
     "NO_RULE",
     "AgentDefinition",
@@ -79,13 +81,34 @@ class Rule(_Frozen):
         """``file:line`` of the rule, or ``"-"`` when it has no location."""
         return "-" if self.file is None else where(self.file, self.line)
 
+    @property
+    def text(self) -> str:
+        """The rule as written: ``Bash(npm run *)`` for a permission rule, else its pattern.
+
+        >>> Rule(kind="deny", pattern="Bash", spec="git push *").text
+        'Bash(git push *)'
+        """
+        name = self.pattern or ""
+        return name if self.spec is None else f"{name}({self.spec})"
+
     def __str__(self) -> str:
-        label = self.pattern if self.target is None else f"{self.pattern} -> {self.target}"
+        label = self.text if self.target is None else f"{self.pattern} -> {self.target}"
         return f"{self.kind} {label} ({self.where})"
 
 
 #: The rule of a decision that no rule decided (e.g. an omitted allow list).
 NO_RULE = Rule(kind="none")
+
+
+#: The built-in tools toolkit implements (SPEC section 7): name -> the policy kind governing it.
+BUILTIN_KINDS: dict[str, str] = {
+    "fs_read": "fs_read", "fs_write": "fs_write", "shell_exec": "shell_exec",
+    # adh-cli's names for the same three
+    "read_file": "fs_read", "list_directory": "fs_read", "get_file_info": "fs_read",
+    "execute_command": "shell_exec",
+}
+#: Tools of other runtimes that resolve and show in matrices but are not executable here.
+NATIVE_NAMES = frozenset({"google_search", "google_url_context"})
 
 
 class BuiltinPolicy(_Frozen):

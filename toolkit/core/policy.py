@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError
+from ..errors import DefinitionError, Problem, SpawnError, UnknownAgentError, where
 from . import matrix as matrix_mod
 from .decision import Decision
 from .explain import explain
@@ -299,8 +299,8 @@ class Policy:
         agents = self.definitions.agents
         previous = agents.get(name)
         if previous is not None and not replace:
-            where = f"{previous.file}:{previous.line}" if previous.line else str(previous.file)
-            raise DefinitionError(f"duplicate agent name {name!r} (first defined at {where}); "
+            raise DefinitionError(f"duplicate agent name {name!r} (first defined at "
+                                  f"{where(previous.file, previous.line)}); "
                                   "rename it or pass replace=True", file=definition.file,
                                   line=definition.line)
         agents[name] = definition

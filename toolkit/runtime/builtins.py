@@ -31,22 +31,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import BuiltinPolicy, Tool
+from ..core.models import BUILTIN_KINDS, BuiltinPolicy, Tool
 from .processes import kill_process_group
 
-__all__ = ["BUILTIN_KINDS", "CallResult", "ToolCallError", "run_builtin"]
+__all__ = ["CallResult", "ToolCallError", "run_builtin"]
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_OUTPUT_CAP = 1_000_000
 MAX_READ_BYTES = 5_000_000
 
-#: Built-in name -> the policy kind that governs it.
-BUILTIN_KINDS = {
-    "fs_read": "fs_read", "read_file": "fs_read", "list_directory": "fs_read",
-    "get_file_info": "fs_read", "fs_write": "fs_write", "shell_exec": "shell_exec",
-    "execute_command": "shell_exec",
-}
 
 
 @dataclass

@@ -8,18 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...errors import DefinitionError, Problem, where
-from ..models import AgentDefinition, Rule, ServerConfig, Tool
+from ..models import BUILTIN_KINDS, NATIVE_NAMES, AgentDefinition, Rule, ServerConfig, Tool
 from ._source import Located, Path_
 
 RuleKind = Literal["allow", "deny", "ask", "auto-approve", "use"]
 
 #: Built-in tools toolkit itself implements (SPEC section 7).
-BUILTIN_NAMES = frozenset({
-    "fs_read", "fs_write", "shell_exec",
-    "read_file", "list_directory", "get_file_info", "execute_command",
-})
-#: Tools of other runtimes that resolve but are not executable here.
-NATIVE_NAMES = frozenset({"google_search", "google_url_context"})
+BUILTIN_NAMES = frozenset(BUILTIN_KINDS)
 
 _NAME_RE = re.compile(r"^[^\s,]+$")
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...errors import DefinitionError
-from ..models import AgentDefinition, BuiltinPolicy, Rule, Tool
+from ..models import BUILTIN_KINDS, AgentDefinition, BuiltinPolicy, Rule, Tool
 from ._common import Definitions, alias_rules, name_list, rules, tool_source
 from ._source import Located, SourceFile, validation_problems
 from .mcpconfig import TRANSPORTS, server_config
@@ -173,8 +173,7 @@ def load_catalog(file: SourceFile, defs: Definitions) -> None:
                                                       known=_CatalogEntry.model_fields)) from None
         line = src.line(path)
         if entry.kind == "builtin":
-            if entry.builtinPolicy is None and entry.id not in ("fs_read", "fs_write",
-                                                                "shell_exec"):
+            if entry.builtinPolicy is None and entry.id not in BUILTIN_KINDS:
                 raise src.error(path, f"builtin tool {entry.id!r} needs a builtinPolicy "
                                       "with name fs_read, fs_write or shell_exec")
             defs.add_tool(Tool(
