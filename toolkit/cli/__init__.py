@@ -15,42 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import NoReturn, TextIO
 
 from ..errors import DefinitionError, ToolkitError
 from ._common import PROG, USAGE_ERROR, UsageError, one_line, print_problems
+from ._registry import VERBS, verb
 
 __all__ = ["main", "main_entry", "verb"]
-
-Run = Callable[[argparse.Namespace, TextIO, TextIO], int]
-
-
-@dataclass(frozen=True)
-class Verb:
-    """One ``toolmatrix`` verb: its help line, how it adds its arguments, and what it runs."""
-
-    name: str
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Run
-
-
-#: Every verb, in the order ``toolmatrix --help`` lists them (filled by the verb modules).
-VERBS: dict[str, Verb] = {}
-
-
-def verb(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None]
-         ) -> Callable[[Run], Run]:
-    """Register the decorated function as verb ``name`` of ``toolmatrix``."""
-
-    def register(run: Run) -> Run:
-        VERBS[name] = Verb(name, help, add_arguments, run)
-        return run
-
-    return register
-
 
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse whose errors are one line (``main`` prints them to its ``err``)."""

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from ..core.check import check_project
 from ..core.presets import PRESETS
-from . import verb
+from ._registry import verb
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,8 +7,8 @@ from typing import TextIO
 
 from ..core.models import parse_groups
 from ..core.presets import PRESETS
-from . import verb
 from ._common import load, unknown_tool, warn
+from ._registry import verb
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

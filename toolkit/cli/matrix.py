@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..core.models import parse_group_sets
 from ..core.presets import PRESETS
-from . import verb
 from ._common import load, warn
+from ._registry import verb
 
 if TYPE_CHECKING:
     import pandas as pd
