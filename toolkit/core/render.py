@@ -9,19 +9,35 @@ escaped with :func:`html.escape`, nothing is ever inserted raw.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .decision import Effect, effect_of_label
+from .decision import Decision, Effect, Verdict, effect_of_label
 from .models import groups_label
 
-if TYPE_CHECKING:
-    from .decision import Decision
-    from .resolve import Resolution
-
-__all__ = ["PALETTE", "decision_html", "effect_html", "label_html", "legend_html",
+__all__ = ["PALETTE", "ResolutionView", "decision_html", "effect_html", "label_html", "legend_html",
            "resolution_html"]
+
+class ResolutionView(Protocol):
+    """What :func:`resolution_html` reads of a resolution (``core.resolve.Resolution``)."""
+
+    @property
+    def agent(self) -> str: ...
+    @property
+    def preset(self) -> str: ...
+    @property
+    def groups(self) -> tuple[str, ...]: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def allowed(self) -> frozenset[str]: ...
+    @property
+    def verdicts(self) -> Mapping[str, Verdict]: ...
+
 
 #: One colour per effect (GitHub's accessible greens, ambers, reds and greys).
 PALETTE = MappingProxyType({
@@ -69,7 +85,7 @@ def decision_html(d: Decision) -> str:
         f"</thead><tbody>{rows}</tbody></table></div>")
 
 
-def resolution_html(r: Resolution) -> str:
+def resolution_html(r: ResolutionView) -> str:
     """A resolution as a table of every pool tool, its effect and deciding step."""
     body = "".join(
         f"<tr><td><code>{escape(tool)}</code></td><td>{effect_html(v.effect)}</td>"
