@@ -120,6 +120,7 @@ through the workflow cell by cell, then with the stepper widget, and three place
 source document's own examples contradict its rule are shown.
 """),
     py('''
+import toolkit as tk
 %load_ext toolkit
 proj = %tk load ../toolkit/examples/trustgraph
 %tk connect --timeout 30
@@ -165,9 +166,17 @@ e2e = %tk start react-agent --groups knowledge,compute
 %tk call complex-analysis {"analysis": "degree_centrality", "top_k": 3}
 print(e2e.state, sorted(e2e.allowed))
 try:
+    e2e.call("reset-workflow")   # to the agent, a blocked tool reads like an unknown one
+except tk.ToolNotFoundError as exc:
+    print(type(exc).__name__, exc)
+'''),
+    md("The magic tells the person at the notebook why, on the same line (and the cell fails):"),
+    py('''
+from IPython.core.error import UsageError
+try:
     %tk call reset-workflow
-except Exception as exc:
-    print(type(exc).__name__, exc)  # blocked: reads exactly like an unknown tool
+except UsageError as exc:
+    print(exc)
 '''),
     py("%tk explain react-agent reset-workflow --groups knowledge,compute --state results"),
     md("""
