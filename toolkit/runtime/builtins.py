@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.models import BUILTIN_KINDS, BuiltinPolicy, Tool
-from .processes import kill_process_group
+from .processes import kill_process_group, wait_group_gone
 
 __all__ = ["CallResult", "ToolCallError", "run_builtin"]
 
@@ -243,6 +243,7 @@ def run_capped(argv: list[str], cwd: Path, timeout: float, cap: int) -> CallResu
         timed_out = True
     kill_process_group(proc.pid)  # also ends grandchildren that outlived the command
     proc.wait()
+    wait_group_gone(proc.pid)  # SIGKILL lands asynchronously: return once they are gone
     thread.join(timeout=5)
     if proc.stdout is not None:
         proc.stdout.close()

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from pathlib import Path
 
-__all__ = ["kill_process_group"]
+__all__ = ["kill_process_group", "wait_group_gone"]
 
 
 def kill_process_group(pgid: int) -> bool:
@@ -32,3 +34,35 @@ def kill_process_group(pgid: int) -> bool:
     except PermissionError:
         return False  # the id was reused by someone else's group: not ours to end
     return True
+
+
+def wait_group_gone(pgid: int, timeout: float = 2.0) -> bool:
+    """Wait until no live process is left in group ``pgid`` (Linux); False on timeout.
+
+    SIGKILL is delivered asynchronously: right after ``killpg`` a member may
+    still be running for a moment. Callers that promise "nothing outlives the
+    call" wait here. Zombies count as gone (they run no code; init reaps them).
+    Without ``/proc`` there is nothing to look at and the answer is True.
+    """
+    proc = Path("/proc")
+    if pgid <= 1 or not proc.is_dir():
+        return True
+    deadline = time.monotonic() + timeout
+    while _live_members(proc, pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def _live_members(proc: Path, pgid: int) -> bool:
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended while we looked
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
