@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import DefinitionError, Problem
 from .loaders import load_definitions
 from .models import DEFAULT_STATE
+from .permissions.claude.settings import project_settings
 from .policy import Policy
 from .pool import glob_match
 from .presets import Preset
@@ -18,12 +19,19 @@ __all__ = ["check_project", "guideline_problems", "state_problems"]
 
 
 def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[Problem], bool]:
-    """(problems, ok): errors and warnings of the project at ``path``."""
+    """(problems, ok): errors and warnings of the project at ``path``.
+
+    A Claude Code project's settings layers are read too: a malformed settings file is an
+    error, a skipped rule a warning, and so is each subagent whose tools get around settings
+    deny / ask rules when a runtime does not apply settings to subagents.
+    """
     try:
-        policy = Policy(load_definitions(path), preset)
+        policy = Policy(load_definitions(path), preset, permissions=project_settings(path))
     except DefinitionError as exc:
         return list(exc.problems), False
     problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy)]
+    if policy.claude is not None:
+        problems += policy.claude.gap_problems(policy.agents.values())
     return problems, True
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -19,6 +19,9 @@ from .explain import explain
 from .incremental import added_grant, merge_grant
 from .loaders import Definitions, frontmatter
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
+from .permissions.claude.facade import ClaudePermissions
+from .permissions.claude.settings import Settings
+from .permissions.layers import Layers
 from .pool import ToolPool
 from .presets import PRESETS, Preset, get_preset
 from .resolve import (
@@ -111,7 +114,8 @@ def bind_registry_tools(declared: Mapping[str, Tool], discovered: Mapping[str, T
 class Policy:
     """Definitions + pool + preset: resolve, explain and tabulate tool access."""
 
-    def __init__(self, defs: Definitions, preset: str | Preset | None = None) -> None:
+    def __init__(self, defs: Definitions, preset: str | Preset | None = None,
+                 permissions: Settings | None = None) -> None:
         self.definitions = defs
         self.root = defs.root
         settings = defs.settings
@@ -136,7 +140,15 @@ class Policy:
         # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
         self._problems: dict[Problem, None] = dict.fromkeys(
             p for p in defs.problems if p.severity == "warning")
+        #: Claude Code's settings layers (None: not a Claude Code project; see check_call)
+        self.claude = ClaudePermissions(permissions) if permissions is not None else None
+        self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
+        if self.claude is not None:
+            self._problems.update(dict.fromkeys(self.claude.settings.problems))
+            self._reject_mcp_servers(self.claude)
         self.pool = self._build_pool()
+        if self.claude is not None:
+            self._rules = self._with_settings_rules(self.claude)
         self._validate()
 
     # -- what the project holds ---------------------------------------------------------------
@@ -424,7 +436,14 @@ class Policy:
             grant = self.grant(agent, preset)
         else:
             grant = self.child_grant(agent, lineage, preset)
-        return resolve_request(grant, group_set, state, self.request_warnings(group_set, state))
+        resolution = resolve_request(grant, group_set, state,
+                                     self.request_warnings(group_set, state))
+        if self.claude is None:
+            return resolution
+        arguments = self._argument_rules(agent)
+        verdicts = {tool: self.claude.conditional_verdict(v) if tool in arguments else v
+                    for tool, v in resolution.verdicts.items()}
+        return replace(resolution, verdicts=verdicts)
 
     def explain(self, agent: str, tool: str, groups: Any = None, state: str | None = None,
                 parent: HasLineage | Lineage | None = None,
@@ -434,8 +453,12 @@ class Policy:
         lineage, group_set, state = self._request(groups, state, parent)
         notes = self._unknown_names(group_set if given_groups is not None else (),
                                     [state] if given_state is not None else [])
-        return explain(self.grant(agent, preset, lineage), tool, group_set, state,
-                       tuple(notes))
+        decision = explain(self.grant(agent, preset, lineage), tool, group_set, state,
+                           tuple(notes))
+        if self.claude is not None and decision.canonical is not None:
+            rules = self._argument_rules(agent).get(decision.canonical, ())
+            decision = self.claude.conditional(decision, rules)
+        return decision
 
     def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
         """Warnings for group and state names the user gave that no tool knows (typos?)."""
@@ -534,7 +557,7 @@ class Policy:
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
         frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
-        return self._noted(frame)
+        return self._noted(self._conditional_cells(frame, ("allow", "approval")))
 
     def effects(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
@@ -543,7 +566,7 @@ class Policy:
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
         frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
-        return self._noted(frame)
+        return self._noted(self._conditional_cells(frame, ("allow", "ask")))
 
     def _noted(self, frame: pd.DataFrame) -> pd.DataFrame:
         frame.attrs["warnings"] = list(self.matrix_warnings)
@@ -569,6 +592,107 @@ class Policy:
             long = long.to_frame()
         differs = long.nunique(axis=1) > 1
         return long[differs]
+
+    # -- Claude Code permissions (SPEC section 11) ----------------------------------------------
+
+    def check_call(self, tool: str, args: Mapping[str, Any] | None = None,
+                   agent: str | None = None, mode: str | None = None, cwd: str | None = None,
+                   hook: str | None = None) -> Decision:
+        """What Claude Code would do with this call, and exactly why (a what-if, offline).
+
+        ``agent=None`` is the main conversation; a subagent's name applies its
+        ``tools`` / ``disallowedTools`` / ``permissionMode`` front matter too. ``mode``
+        defaults to the layers' ``defaultMode`` (else ``default``); ``cwd`` to the
+        project folder; ``hook`` is what a PreToolUse hook would answer. Any tool
+        name may be asked about (a name the project does not know is noted in
+        ``warnings``). ``d.allowed`` is True only when the call runs without a
+        prompt; a compound Bash command has one decision per part in ``d.parts``.
+
+        >>> # d = proj.check_call("Bash", {"command": "npm test && git push"})
+        >>> # d.effect, d.reason, d.rule.text, d.rule.where
+        """
+        claude = self._claude()
+        definition = self.agent(agent) if agent is not None else None
+        return claude.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
+                                 known=lambda name: self.pool.index.lookup(name) is not None)
+
+    @property
+    def permissions(self) -> pd.DataFrame:
+        """Every permission rule: text, kind, tool, spec, layer, file, line, agent, status,
+        warnings (settings layers first, then each subagent's front matter)."""
+        return self._claude().frame(self.definitions.agents.values())
+
+    def inheritance_gaps(self) -> pd.DataFrame:
+        """Per subagent: settings deny / ask rules its tools could get around when a runtime
+        does not apply settings to subagents, and its ``Agent(a, b)`` spawn lists."""
+        import pandas as pd
+
+        rows = self._claude().gaps(self.definitions.agents.values())
+        return pd.DataFrame(rows, columns=["agent", "rule", "kind", "layer", "file", "line",
+                                           "tool", "granted_by", "note"])
+
+    @property
+    def mcp_approvals(self) -> pd.DataFrame:
+        """Project ``.mcp.json`` servers: approved, rejected (not connected) or pending."""
+        import pandas as pd
+
+        found = self._claude().approvals(self.definitions.servers)
+        return pd.DataFrame([{"server": a.server, "status": a.status, "setting": a.detail,
+                              "layer": a.rule.layer, "file": a.rule.file, "line": a.rule.line}
+                             for a in found],
+                            columns=["server", "status", "setting", "layer", "file", "line"])
+
+    def _claude(self) -> ClaudePermissions:
+        if self.claude is None:  # not a Claude Code project: no settings, every rule absent
+            self.claude = ClaudePermissions(Settings(str(self.root), None, Layers(), ()))
+        return self.claude
+
+    def _reject_mcp_servers(self, claude: ClaudePermissions) -> None:
+        """disabledMcpjsonServers: "Claude Code never connects them or asks you to approve"."""
+        for approval in claude.approvals(self._servers):
+            if approval.status == "rejected":
+                del self._servers[approval.server]
+                self._problems[Problem(approval.rule.file, approval.rule.line,
+                                       f"MCP server {approval.server!r} from .mcp.json is "
+                                       f"rejected ({approval.detail}); it is not connected",
+                                       "warning")] = None
+
+    def _with_settings_rules(self, claude: ClaudePermissions) -> ProjectRules:
+        """The project rules plus the settings' bare deny / ask rules (name level)."""
+        def known(name: str) -> bool:
+            return self.pool.index.lookup(name) is not None
+
+        return ProjectRules(
+            deny=(*self._rules.deny, *claude.name_rules("deny", known, self._servers)),
+            ask=(*self._rules.ask, *claude.name_rules("ask", known, self._servers)),
+            aliases=self._rules.aliases)
+
+    def _argument_rules(self, agent: str | None) -> dict[str, tuple[Any, ...]]:
+        """Pool tool -> the argument rules deciding its calls for ``agent`` (cached)."""
+        if self.claude is None:
+            return {}
+        key = (agent, self.pool.version)
+        found = self._argument_cache.get(key)
+        if found is None:
+            definition = self.definitions.agents.get(agent) if agent is not None else None
+            found = self.claude.argument_rules(definition, self.pool.index.lookup)
+            self._argument_cache[key] = found
+        return found
+
+    def _conditional_cells(self, frame: pd.DataFrame, granted: tuple[str, str]
+                           ) -> pd.DataFrame:
+        """Granted cells of tools whose calls depend on arguments read ``conditional``."""
+        if self.claude is None or frame.empty:
+            return frame
+        agents = frame.columns.get_level_values("agent")
+        for agent in dict.fromkeys(agents):
+            rows = [t for t in self._argument_rules(agent) if t in frame.index]
+            if not rows:
+                continue
+            columns = frame.columns[agents == agent]
+            block = frame.loc[rows, columns]
+            frame.loc[rows, columns] = block.mask(block.isin(granted), "conditional")
+        return frame
 
     # -- validation ---------------------------------------------------------------------------
 
