@@ -628,8 +628,9 @@ class Policy:
         import pandas as pd
 
         rows = self._claude().gaps(self.definitions.agents.values())
-        return pd.DataFrame(rows, columns=["agent", "rule", "kind", "layer", "file", "line",
-                                           "tool", "granted_by", "note"])
+        frame = pd.DataFrame(rows, columns=["agent", "rule", "kind", "layer", "file", "line",
+                                            "tool", "granted_by", "note"])
+        return frame.astype({"line": "Int64"})
 
     @property
     def mcp_approvals(self) -> pd.DataFrame:
@@ -640,7 +641,8 @@ class Policy:
         return pd.DataFrame([{"server": a.server, "status": a.status, "setting": a.detail,
                               "layer": a.rule.layer, "file": a.rule.file, "line": a.rule.line}
                              for a in found],
-                            columns=["server", "status", "setting", "layer", "file", "line"])
+                            columns=["server", "status", "setting", "layer", "file", "line"]
+                            ).astype({"line": "Int64"})
 
     def _claude(self) -> ClaudePermissions:
         if self.claude is None:  # not a Claude Code project: no settings, every rule absent

@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..core.loaders import load_definitions
 from ..core.models import Request, Tool, User, normalize_groups
+from ..core.permissions.claude.settings import Settings, project_settings
 from ..core.policy import Policy
 from ..core.presets import Preset
 from ..errors import AccessDeniedError, ProjectClosedError
@@ -52,8 +53,9 @@ class Project(Policy):
     audit trail, ``servers`` and ``server_log`` stay readable.
     """
 
-    def __init__(self, defs: Any, preset: str | Preset | None = None) -> None:
-        super().__init__(defs, preset)
+    def __init__(self, defs: Any, preset: str | Preset | None = None,
+                 permissions: Settings | None = None) -> None:
+        super().__init__(defs, preset, permissions)
         self.sessions: dict[str, Session] = {}
         self.active: Session | None = None
         self.audit_log = AuditLog()
@@ -360,7 +362,10 @@ class Project(Policy):
         self.set_many_server_tools(servers)
 
 
-def load(path: str | os.PathLike[str], preset: str | Preset | None = None) -> Project:
+def load(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
+         home: str | os.PathLike[str] | bool | None = None,
+         managed: str | os.PathLike[str] | bool | None = None,
+         cli: Sequence[str] | None = None) -> Project:
     """Load a project folder or a single definition file.
 
     >>> # proj = tk.load("toolkit/examples/trustgraph")
@@ -368,5 +373,12 @@ def load(path: str | os.PathLike[str], preset: str | Preset | None = None) -> Pr
 
     ``preset=None`` means the manifest's preset, else ``strict``. Bad input
     raises ``DefinitionError`` naming every file and line to fix.
+
+    A Claude Code project (a folder holding ``.claude/``) also has its settings
+    layers read (SPEC section 11): ``home`` is the folder standing for ``~``
+    (default the real home; ``False``: no user layer), ``managed`` a
+    managed-settings file or folder (default the platform's; ``False``: none),
+    ``cli`` Claude Code's command-line arguments (``["--allowedTools", "Bash(git *)"]``).
     """
-    return Project(load_definitions(path), preset)
+    settings = project_settings(path, home=home, managed=managed, cli=cli)
+    return Project(load_definitions(path), preset, settings)

@@ -78,11 +78,10 @@ class ClaudePermissions:
         configured = tuple(f"mcp__{s}__" for s in servers)
         out = []
         for rule in self.settings.active(kind):
+            present = known(rule.tool) or rule.tool.startswith(configured)
             if rule.form == "mcp-server":
                 pattern = rule.tool + "__*"
-            elif rule.form == "name-glob":
-                pattern = rule.tool
-            elif rule.form == "tool" and (known(rule.tool) or rule.tool.startswith(configured)):
+            elif rule.form == "name-glob" or (rule.form == "tool" and present):
                 pattern = rule.tool
             else:
                 continue
@@ -134,7 +133,7 @@ class ClaudePermissions:
             rows += [_row(entry) for entry in (*(agent.tools or ()), *agent.disallowed)]
         columns = ["text", "kind", "tool", "spec", "layer", "file", "line", "agent", "status",
                    "warnings"]
-        return pd.DataFrame(rows, columns=columns)
+        return pd.DataFrame(rows, columns=columns).astype({"line": "Int64"})
 
     def approvals(self, servers: Mapping[str, ServerConfig]) -> list[McpApproval]:
         """``.mcp.json`` servers: approved, rejected or pending."""
@@ -210,6 +209,8 @@ def _held_via(agent: AgentPermissions, rule: PermissionRule) -> str | None:
 
 def _row(rule: PermissionRule) -> dict[str, Any]:
     notes = [n for n in (rule.skipped, rule.warning) if n]
-    return {"text": rule.text, "kind": rule.kind, "tool": rule.tool, "spec": rule.spec, "layer": rule.rule.layer,
-            "file": rule.rule.file, "line": rule.rule.line, "agent": rule.rule.agent,
-            "status": "skipped" if rule.skipped else "active", "warnings": "; ".join(notes)}
+    source = rule.rule
+    return {"text": rule.text, "kind": rule.kind, "tool": rule.tool, "spec": rule.spec,
+            "layer": source.layer, "file": source.file, "line": source.line,
+            "agent": source.agent, "status": "skipped" if rule.skipped else "active",
+            "warnings": "; ".join(notes)}

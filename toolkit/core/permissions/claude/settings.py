@@ -11,6 +11,7 @@ arrays and ``additionalDirectories`` are concatenated ("Lists merge instead of o
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -138,8 +139,11 @@ class Settings:
                            "before connecting it; claude -p and the SDK connect it")
 
 
-def project_settings(path: str | Path, *, home: str | Path | bool | None = None,
-                     managed: str | Path | bool | None = None,
+PathArg = str | os.PathLike[str] | bool | None
+
+
+def project_settings(path: str | os.PathLike[str], *, home: PathArg = None,
+                     managed: PathArg = None,
                      cli: Sequence[str] | None = None) -> Settings | None:
     """The settings layers of the project at ``path`` when it is a Claude Code project (a
     folder holding ``.claude/``) or some layer was given explicitly; else None."""
@@ -155,8 +159,8 @@ def managed_default() -> Path:
     return Path(_MANAGED.get(sys.platform, _MANAGED["linux"]))
 
 
-def read_settings(root: str | Path, *, home: str | Path | bool | None = None,
-                  managed: str | Path | bool | None = None,
+def read_settings(root: str | os.PathLike[str], *, home: PathArg = None,
+                  managed: PathArg = None,
                   cli: Sequence[str] | None = None) -> Settings:
     """Read every settings layer of the project at ``root``.
 
@@ -202,7 +206,7 @@ def read_settings(root: str | Path, *, home: str | Path | bool | None = None,
 
 # -- layers ---------------------------------------------------------------------------------
 
-def _managed_layers(managed: str | Path | bool | None, problems: list[Problem]) -> list[Layer]:
+def _managed_layers(managed: PathArg, problems: list[Problem]) -> list[Layer]:
     """managed-settings.json and its managed-settings.d/ drop-ins ("Claude Code merges
     managed-settings.json first, then every *.json file in the directory in alphabetical
     order ... ignores hidden files and files that don't end in .json"). The last file merged
