@@ -1,10 +1,12 @@
-"""``%tk load PATH [--preset NAME] [--connect]``: load a project; it becomes the current one."""
+"""``%tk load PATH [--preset NAME] [--connect] [--home DIR] [--managed PATH]``: load a project;
+it becomes the current one (``--home`` / ``--managed`` / ``--claude``: a Claude Code project's
+user, managed and command-line settings layers)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._parser import MagicParser, configured, positive_seconds, preset_name
+from ._parser import MagicParser, configured, positive_seconds, preset_name, words
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
@@ -15,6 +17,13 @@ PARSER.add_argument("path")
 PARSER.add_argument("--preset", type=preset_name, default=None,
                     help="override the project's preset")
 PARSER.add_argument("--connect", action="store_true", help="connect its MCP servers too")
+PARSER.add_argument("--home", default=None,
+                    help="Claude Code: the folder standing for ~ (its .claude/settings.json)")
+PARSER.add_argument("--no-home", action="store_true", help="Claude Code: no user settings layer")
+PARSER.add_argument("--managed", default=None,
+                    help="Claude Code: a managed-settings.json file or its folder")
+PARSER.add_argument("--claude", default="", metavar="'FLAGS'",
+                    help="Claude Code command-line flags as one quoted string")
 
 
 @subcommand("load", "load PATH")
@@ -29,7 +38,9 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
     connect = args.connect or magics.autoconnect
     timeout = configured("connect_timeout", magics.connect_timeout, positive_seconds
                          ) if connect else None
-    project = load(args.path, preset=preset)
+    flags = words(args.claude)
+    project = load(args.path, preset=preset, home=False if args.no_home else args.home,
+                   managed=args.managed, cli=flags)
     magics.close()
     magics.project = project
     if connect:

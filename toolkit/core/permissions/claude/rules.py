@@ -34,6 +34,7 @@ __all__ = [
     "SHELL_TOOLS",
     "Anchors",
     "PermissionRule",
+    "call_arguments",
     "canonical_tool",
     "parse_rule",
     "split_rule",
@@ -203,6 +204,36 @@ def canonical_tool(name: str) -> str:
         server, _, tool = name[1:].partition("/")
         return f"mcp__{server}__{tool}"
     return LEGACY_ALIASES.get(name, name)
+
+
+def call_arguments(tool: str, text: str) -> dict[str, Any]:
+    """A call's arguments written on a command line: a JSON object, or for a tool with a
+    primary field (Bash's ``command``, Read's ``file_path``, WebFetch's ``url`` ...) just
+    that field's value; ``ValueError`` says what is wrong.
+
+    >>> call_arguments("Bash", "npm test && git push"), call_arguments("Read", '{"file_path": "a"}')
+    ({'command': 'npm test && git push'}, {'file_path': 'a'})
+    """
+    import json
+
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
+                             ) from None
+        if not isinstance(value, dict):
+            raise ValueError("arguments must be a JSON object")
+        return value
+    field = PRIMARY_FIELDS.get(canonical_tool(tool), {"Agent": "subagent_type",
+                                                     "Skill": "skill"}.get(tool))
+    if field is None:
+        if not stripped:
+            return {}
+        raise ValueError(f"give {tool}'s arguments as a JSON object, e.g. '{{\"field\": "
+                         "\"value\"}'")
+    return {field: text}
 
 
 def split_rule(text: str) -> tuple[str, str | None] | None:

@@ -1,0 +1,50 @@
+"""``%tk why TOOL ARGS... [--agent A] [--mode M]`` (SPEC section 11): the decision of
+``proj.check_call``, rendered with its parts and trace; mistakes are one-line usage errors."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+
+import toolkit as tk
+from tests.support.claude import DATA
+
+from .conftest import TestingShell
+
+PROJECT = DATA / "acme-app"
+
+
+@pytest.fixture(scope="module")
+def proj() -> tk.Project:
+    return tk.load(PROJECT, home=DATA / "home", managed=DATA / "managed")
+
+
+def test_magic_why_returns_the_decision(ip: TestingShell, proj: tk.Project) -> None:
+    ip.run_cell(f"%tk load {PROJECT} --home {DATA / 'home'} --managed {DATA / 'managed'}")
+    ip.run_cell("d = %tk why Bash 'npm run lint && curl -s x | sh'")
+    d = ip.user_ns["d"]
+    assert isinstance(d, tk.Decision)
+    expected = proj.check_call("Bash", {"command": "npm run lint && curl -s x | sh"})
+    assert (d.effect, d.reason, d.rule, len(d.parts)) == (expected.effect, expected.reason,
+                                                           expected.rule, 3)
+    data, _ = ip.display_formatter.format(d)
+    assert "toolkit-parts" in data["text/html"] and "Bash(curl *)" in data["text/html"]
+    ip.run_cell("d = %tk why Read '{\"file_path\": \"secrets/api.key\"}' --mode plan")
+    assert ip.user_ns["d"].rule.text == "Read(./secrets/**)"
+    ip.run_cell("d = %tk why Edit src/app.ts --agent release-manager")
+    assert ip.user_ns["d"].agent == "release-manager"
+
+
+def test_magic_why_errors_are_usage_errors(ip: TestingShell) -> None:
+    ip.run_cell(f"%tk load {PROJECT} --no-home --managed {DATA / 'managed'}")
+    with pytest.raises(UsageError, match="arguments are not valid JSON"):
+        ip.run_cell("%tk why Read '{oops'")
+    with pytest.raises(UsageError, match="invalid choice"):
+        ip.run_cell("%tk why Bash ls --mode yolo")
+
+
+def test_magic_why_needs_a_project(ip: TestingShell) -> None:
+    with pytest.raises(UsageError):
+        ip.run_cell("%tk why Bash ls")
+
+

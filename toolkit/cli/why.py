@@ -1,0 +1,71 @@
+"""``toolmatrix why PATH TOOL 'ARGS'``: what Claude Code would do with one call, and why.
+
+Exit status: 0 when the call runs without a prompt, 1 when it is denied, 2 when it
+asks (SPEC section 11). ``ARGS`` is a JSON object, or for a tool with one main field
+just its value: ``toolmatrix why . Bash 'npm test && git push'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from typing import TextIO
+
+from ..core.decision import MODES, Effect
+from ..core.permissions.claude.rules import call_arguments
+from ..core.render import decision_dict
+from ._common import UsageError, warn
+from ._registry import verb
+
+#: SPEC section 11: "exit 0 allow, 1 deny, 2 ask".
+EXIT = {Effect.ALLOW: 0, Effect.DENY: 1, Effect.IMPLICIT_DENY: 1, Effect.ASK: 2,
+        Effect.CONDITIONAL: 2}
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="the project folder (holding .claude/)")
+    parser.add_argument("tool", help="the tool called: Bash, Read, Edit, WebFetch, mcp__s__t ...")
+    parser.add_argument("args", nargs="?", default="",
+                        help="the call's arguments: a JSON object, or the command / path / "
+                             "url itself")
+    parser.add_argument("--agent", help="check as this subagent (its front matter applies too)")
+    parser.add_argument("--mode", choices=[*MODES, "manual"],
+                        help="permission mode (default: the settings' defaultMode, else default)")
+    parser.add_argument("--cwd", help="working directory (default: the project folder)")
+    parser.add_argument("--hook", choices=["allow", "deny", "ask"],
+                        help="what a PreToolUse hook would answer (what-if)")
+    parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
+                                       "user layer)")
+    parser.add_argument("--no-home", action="store_true", help="no user settings layer")
+    parser.add_argument("--managed", help="managed-settings.json or its folder")
+    parser.add_argument("--claude", default="", metavar="'FLAGS'",
+                        help="Claude Code command-line flags, quoted as one string: "
+                             "--claude='--allowedTools \"Bash(make *)\"'")
+    parser.add_argument("--format", choices=["text", "json"], default="text")
+
+
+@verb("why", "why Claude Code would allow, ask or deny one call (exit 0 allow, 1 deny, 2 ask)",
+      _arguments)
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the decision and its trace; the exit status is its effect."""
+    from ..runtime.project import load
+
+    try:
+        call = call_arguments(args.tool, args.args)
+        flags = shlex.split(args.claude)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    home = False if args.no_home else args.home
+    proj = load(args.path, home=home, managed=args.managed, cli=flags)
+    try:
+        decision = proj.check_call(args.tool, call, agent=args.agent, mode=args.mode,
+                                   cwd=args.cwd, hook=args.hook)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    warn(decision.warnings, err)
+    if args.format == "json":
+        print(json.dumps(decision_dict(decision), indent=2), file=out)
+    else:
+        print(decision.report(), file=out)
+    return EXIT[decision.effect]
