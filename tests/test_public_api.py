@@ -12,6 +12,8 @@ EXPECTED = {
     "Preset", "Problem", "Project", "ProjectClosedError", "Reason", "Resolution", "Rule",
     "ServerError", "Session", "SpawnError", "Tool", "ToolNotFoundError", "ToolTimeoutError",
     "ToolkitError", "UnknownAgentError", "User", "load", "load_ipython_extension",
+    # replay, diff and lock (issue 15)
+    "LockError", "PolicyDiff", "Replay", "diff", "replay",
 }
 
 

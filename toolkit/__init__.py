@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     AccessDeniedError,
     DefinitionError,
+    LockError,
     Problem,
     ProjectClosedError,
     ServerError,
@@ -34,11 +35,14 @@ __all__ = [
     "Decision",
     "DefinitionError",
     "Effect",
+    "LockError",
+    "PolicyDiff",
     "Preset",
     "Problem",
     "Project",
     "ProjectClosedError",
     "Reason",
+    "Replay",
     "Resolution",
     "Rule",
     "ServerError",
@@ -50,8 +54,10 @@ __all__ = [
     "ToolkitError",
     "UnknownAgentError",
     "User",
+    "diff",
     "load",
     "load_ipython_extension",
+    "replay",
 ]
 
 # Public name -> module that defines it, imported on first use.
@@ -69,12 +75,18 @@ _LAZY = {
     "User": "toolkit.core.models",
     "Preset": "toolkit.core.presets",
     "PRESETS": "toolkit.core.presets",
+    "replay": "toolkit.core.replay",
+    "Replay": "toolkit.core.replay",
+    "diff": "toolkit.core.diff",
+    "PolicyDiff": "toolkit.core.diff",
 }
 
 if TYPE_CHECKING:
     from .core.decision import Decision, Effect, Reason
+    from .core.diff import PolicyDiff, diff
     from .core.models import AgentDefinition, Rule, Tool, User
     from .core.presets import PRESETS, Preset
+    from .core.replay import Replay, replay
     from .core.resolve import Resolution
     from .runtime.project import Project, load
     from .runtime.session import Session

@@ -13,6 +13,7 @@ from pathlib import Path
 __all__ = [
     "AccessDeniedError",
     "DefinitionError",
+    "LockError",
     "Problem",
     "ProjectClosedError",
     "ServerError",
@@ -124,3 +125,16 @@ class ProjectClosedError(ToolkitError, RuntimeError):
     A closed project has ended its sessions and MCP connections for good;
     load the project again (``tk.load(...)``) to start new ones.
     """
+
+
+class LockError(ToolkitError):
+    """MCP tools differ from what ``toolmatrix.lock`` pinned (or there is no lock to check).
+
+    Raised by ``proj.connect(locked=True)``: tools added since the lock, or whose
+    description, input schema or annotations changed (a "rug pull"), are kept
+    out of the pool; ``report`` lists every difference.
+    """
+
+    def __init__(self, message: str, report: object = None) -> None:
+        super().__init__(message)
+        self.report = report

@@ -1,8 +1,9 @@
 """``toolmatrix check``: every problem of a project, located, for CI.
 
 Besides definition errors it warns when an agent's "Tool Usage Guidelines"
-mention a tool the agent does not declare (ADR 021), and about workflow
-states that cannot be reached from ``undefined`` or cannot be left.
+mention a tool the agent does not declare (ADR 021), about workflow
+states that cannot be reached from ``undefined`` or cannot be left, and about
+agents holding the lethal trifecta (:mod:`toolkit.core.risk`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .permissions.claude.settings import project_settings
 from .policy import Policy
 from .pool import glob_match
 from .presets import Preset
+from .risk import risk_problems
 
 __all__ = ["check_project", "guideline_problems", "state_problems"]
 
@@ -29,7 +31,8 @@ def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[P
         policy = Policy(load_definitions(path), preset, permissions=project_settings(path))
     except DefinitionError as exc:
         return list(exc.problems), False
-    problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy)]
+    problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy),
+                *risk_problems(policy)]
     if policy.claude is not None:
         problems += policy.claude.gap_problems(policy.agents.values())
     return problems, True

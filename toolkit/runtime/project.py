@@ -33,6 +33,8 @@ from .session import Session, check_user
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..core.lock import LockReport
+    from .lock import LockGuard
     from .servers import ServerManager
 
 __all__ = ["Project", "load"]
@@ -69,6 +71,10 @@ class Project(Policy):
         self._inflight_lock = threading.Condition()
         self._servers_manager: ServerManager | None = None
         self._closed = False
+        #: set by ``connect(locked=True)``: tools that do not match toolmatrix.lock stay out
+        self.tool_lock: LockGuard | None = None
+        #: the last comparison of the servers' tools with toolmatrix.lock (when there is one)
+        self.lock_report: LockReport | None = None
         for warning in defs.problems if hasattr(defs, "problems") else ():
             if warning.severity == "warning":
                 self.audit_log.record("warning", reason=str(warning))
@@ -191,6 +197,22 @@ class Project(Policy):
         finally:
             self.audit_log.close()
 
+    def risk(self, overrides: Mapping[str, Any] | None = None,
+             preset: str | None = None) -> pd.DataFrame:
+        """Per agent: reads_private, untrusted_input, sends_out, destructive, trifecta, via.
+
+        Tools are classified by their known behaviour (built-ins) or MCP
+        annotations; ``overrides`` ({tool, glob or server: [classes]}) replaces
+        that. ``trifecta``: private data, untrusted content and a way out, held
+        directly or through the sub-agents the agent may spawn (see
+        :mod:`toolkit.core.risk`).
+
+        >>> # proj.risk().query("trifecta")
+        """
+        from ..core.risk import risk_frame
+
+        return risk_frame(self, overrides, preset)
+
     def __enter__(self) -> Project:
         return self
 
@@ -198,8 +220,9 @@ class Project(Policy):
         self.close()
 
     def __repr__(self) -> str:
-        return (f"<Project {self.root!r} preset={self.preset.name} agents={len(self.agents)} "
-                f"tools={len(self.tools)} servers={len(self.server_configs)}>")
+        return (f"<Project {self.root!r} preset={self.preset.name} ({self.preset_reason}) "
+                f"agents={len(self.agents)} tools={len(self.tools)} "
+                f"servers={len(self.server_configs)}>")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """A notebook summary: agents, tools and servers (escaped: names may come from servers)."""
@@ -233,19 +256,50 @@ class Project(Policy):
                 derive_groups=bool(settings.get("derive_groups_from_annotations", False)))
         return self._servers_manager
 
-    def connect(self, names: list[str] | None = None, timeout: float | None = None
-                ) -> pd.DataFrame:
-        """Connect configured servers concurrently; failures are marked, the rest carry on."""
+    def connect(self, names: list[str] | None = None, timeout: float | None = None, *,
+                locked: bool = False) -> pd.DataFrame:
+        """Connect configured servers concurrently; failures are marked, the rest carry on.
+
+        With a ``toolmatrix.lock`` in the project folder, the tools found are
+        compared with it (``proj.lock_report``; each difference is audited).
+        ``locked=True`` enforces it: a tool added or changed since the lock is
+        kept out of the pool, and ``LockError`` lists the differences.
+        """
         self.check_open()
+        self._lock_before(locked)
         self.server_manager.connect(names, timeout)
+        self._lock_after(names, locked)
         return self.servers
 
-    async def aconnect(self, names: list[str] | None = None, timeout: float | None = None
-                       ) -> pd.DataFrame:
+    async def aconnect(self, names: list[str] | None = None, timeout: float | None = None, *,
+                       locked: bool = False) -> pd.DataFrame:
         """``await proj.aconnect()``: :meth:`connect` for async code and notebook cells."""
         self.check_open()
+        self._lock_before(locked)
         await self.server_manager.aconnect(names, timeout)
+        self._lock_after(names, locked)
         return self.servers
+
+    def _lock_before(self, locked: bool) -> None:
+        if locked and self.tool_lock is None:
+            from . import lock
+
+            self.tool_lock = lock.guard(self)
+
+    def _lock_after(self, names: list[str] | None, locked: bool) -> None:
+        """Compare the servers' tools with ``toolmatrix.lock`` (if there is one)."""
+        from . import lock
+
+        if not lock.lock_path(self).exists():
+            return
+        report = self.lock_report = lock.report(self, names)
+        for line in report.lines():
+            self.audit_log.record("lock", outcome="mismatch", reason=line)
+        if locked and not report.ok:
+            from ..errors import LockError
+
+            raise LockError(f"MCP tools differ from {lock.LOCK_NAME} (kept out of the pool):\n"
+                            + "\n".join(report.lines()), report)
 
     def server_log(self, name: str) -> str:
         """What server ``name`` wrote to its stderr (stdio servers)."""
@@ -298,7 +352,7 @@ class Project(Policy):
                 self.metrics.inc("agent_invalid_state_transition_total", state=session.state)
         self.audit_log.record(
             "spawn" if session.parent is not None else "resolve",
-            request_id=session.request_id, agent_id=session.id,
+            request_id=session.request_id, agent_id=session.id, agent=session.agent,
             requested_groups=list(session.groups), granted_groups=list(session.groups),
             state=session.state, outcome="resolved", reason=f"preset {r.preset}",
             depth=session.depth, parent_id=session.parent.id if session.parent else None,
@@ -334,7 +388,7 @@ class Project(Policy):
                    reason: str, **extra: Any) -> None:
         """Audit one call of ``tool`` (``canonical``: its pool name, if it has one)."""
         self.audit_log.record("call", request_id=session.request_id, agent_id=session.id,
-                          tool=canonical or tool, requested_tool=tool,
+                          agent=session.agent, tool=canonical or tool, requested_tool=tool,
                           requested_groups=list(session.groups),
                           granted_groups=list(session.groups), state=session.state,
                           outcome=outcome, reason=reason, **extra)
@@ -358,7 +412,12 @@ class Project(Policy):
     # -- for the server manager (protocols.ServerOwner) -----------------------------------------
 
     def server_tools_changed(self, servers: Mapping[str, Iterable[Tool] | None]) -> None:
-        """Servers' discovered tools changed (``None``: unavailable); the pool follows."""
+        """Servers' discovered tools changed (``None``: unavailable); the pool follows.
+
+        Under ``connect(locked=True)`` tools that do not match the lock are withheld.
+        """
+        if self.tool_lock is not None:
+            servers = self.tool_lock.admit(servers, self.audit_log)
         self.set_many_server_tools(servers)
 
 

@@ -34,7 +34,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seed graph (default: $DEMO_GRAPH or small)")
     parser.add_argument("--log-level", default="WARNING",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])
+    parser.add_argument("--describe", action="append", default=[], metavar="TOOL=TEXT",
+                        help="serve TEXT as TOOL's description (repeatable): a server changing "
+                             "a reviewed tool's description, as in a rug pull")
     args = parser.parse_args(argv)
+    args.descriptions = {}
+    for item in args.describe:
+        name, sep, text = item.partition("=")
+        if not sep or name.strip() not in TOOL_NAMES:
+            parser.error(f"--describe takes TOOL=TEXT with a known tool, not {item!r}")
+        args.descriptions[name.strip()] = text
     if args.page_size < 0:
         parser.error("--page-size must be 0 or more")
     if args.tools is not None:
@@ -49,7 +58,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 async def run(args: argparse.Namespace) -> None:
     """Build the server and serve it over the chosen transport until stopped."""
     server = build_server(seed_graph(args.graph), tools=args.tools, page_size=args.page_size,
-                          log_level=args.log_level)
+                          log_level=args.log_level, descriptions=args.descriptions)
     match args.transport:
         case "stdio":
             logger.info("demo server: stdio, graph %s, %s", args.graph,

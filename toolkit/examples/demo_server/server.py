@@ -4,7 +4,7 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -54,7 +54,8 @@ TOOL_NAMES: tuple[str, ...] = (*(spec.name for spec in make_tools(KnowledgeGraph
 
 def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | None = None,
                  page_size: int = 0, root: Path | None = None,
-                 log_level: str = "WARNING") -> MCPServer:
+                 log_level: str = "WARNING",
+                 descriptions: Mapping[str, str] | None = None) -> MCPServer:
     """The demo ``MCPServer``.
 
     Args:
@@ -63,6 +64,8 @@ def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | 
         page_size: Tools per ``tools/list`` page; 0 lists them all at once.
         root: ``read_file``'s root (default: ``$DEMO_ROOT`` or the working directory).
         log_level: Level of the SDK's own logging (to stderr).
+        descriptions: Tool name -> a description to serve instead of its own (what a
+            server that changes a reviewed tool's text, a "rug pull", does).
 
     >>> server = build_server(tools=["echo", "knowledge-query"], page_size=1)
     >>> server.name
@@ -83,10 +86,12 @@ def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | 
                      "knowledge-query or search_hybrid, walk it with graph_traverse.",
         log_level=log_level,  # type: ignore[arg-type]
     )
+    replaced = dict(descriptions or {})
     for spec in specs:
         if spec.name in wanted:
             server.add_tool(spec.fn, name=spec.name, title=spec.title,
-                            description=spec.description, annotations=spec.annotations,
+                            description=replaced.get(spec.name, spec.description),
+                            annotations=spec.annotations,
                             structured_output=spec.structured)
     if "register_tool" in wanted:
         _add_register_tool(server)
