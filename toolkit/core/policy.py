@@ -37,7 +37,7 @@ from .resolve import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "choose_preset"]
 
 
 class HasLineage(Protocol):
@@ -111,6 +111,20 @@ def bind_registry_tools(declared: Mapping[str, Tool], discovered: Mapping[str, T
     return out
 
 
+def choose_preset(defs: Definitions, preset: str | Preset | None) -> tuple[str, str]:
+    """The project's preset and why (SPEC section 3): the one given, else the manifest's,
+    else the one the folder's layout shows unambiguously (``.claude/``, ``.work-agent/``),
+    else ``strict``."""
+    if preset is not None:
+        return get_preset(preset).name, "given as preset="
+    if "preset" in defs.settings:
+        return (get_preset(defs.settings["preset"]).name,
+                f"set by {defs.settings.get('_file', 'the manifest')}")
+    if defs.layout is not None:
+        return get_preset(defs.layout[0]).name, defs.layout[1]
+    return "strict", "the default: no preset given, none in a manifest, no layout shows one"
+
+
 class Policy:
     """Definitions + pool + preset: resolve, explain and tabulate tool access."""
 
@@ -118,9 +132,7 @@ class Policy:
                  permissions: Settings | None = None) -> None:
         self.definitions = defs
         self.root = defs.root
-        settings = defs.settings
-        name = preset if preset is not None else settings.get("preset", "strict")
-        self._preset_name = get_preset(name).name
+        self._preset_name, self.preset_reason = choose_preset(defs, preset)
         self._rules = ProjectRules(deny=tuple(defs.project_deny), ask=tuple(defs.project_ask),
                                    aliases=tuple(defs.aliases))
         self._servers: dict[str, ServerConfig] = dict(defs.servers)

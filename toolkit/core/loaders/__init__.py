@@ -15,13 +15,44 @@ from ._common import Definitions
 from ._source import SourceFile
 from .registry import FORMATS, Registry
 
-__all__ = ["Definitions", "load_definitions"]
+__all__ = ["LAYOUTS", "Definitions", "layout_preset", "load_definitions"]
 
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
               ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist"}
 #: Hidden folders of agent tools, walked although hidden (the format table adds those its
 #: path rules name).
 _HIDDEN_OK = frozenset({".claude", ".vscode", ".cursor"})
+#: The folders by which a project's layout shows its system (SPEC section 3, last bullets):
+#: (folder, what inside it marks the system's own files, the preset that reads them).
+#: One table for every system, so two layouts in one folder are seen as ambiguous.
+LAYOUTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (".claude", ("agents", "settings.json", "settings.local.json"), "claude-code"),
+    (".work-agent", ("agents", "tools"), "work-agent"),
+)
+
+
+def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """The preset a project folder's layout shows unambiguously, and why; else None.
+
+    A folder holding ``.work-agent/`` (with its ``agents/`` or ``tools/``) is a work-agent
+    project; one holding ``.claude/`` (with ``agents/`` or settings) a Claude Code one. The
+    folder itself may be the system's (``tk.load("repo/.work-agent")``). No layout, or
+    more than one: None (the caller falls back to ``strict``).
+
+    >>> layout_preset("/nonexistent") is None
+    True
+    """
+    root = Path(path)
+    if not root.is_dir():
+        return None
+    found = []
+    for folder, marks, preset in LAYOUTS:
+        base = root if root.name == folder else root / folder
+        if any((base / mark).exists() for mark in marks):
+            shown = str(root) if base == root else f"{folder}/"
+            found.append((preset, f"the project folder {'is' if base == root else 'holds'} "
+                                  f"{shown} (the {preset} layout)"))
+    return found[0] if len(found) == 1 else None
 
 
 def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMATS
@@ -37,7 +68,7 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
     if not root.exists():
         raise DefinitionError(f"no such file or folder: {root}; pass a project folder or a "
                               "definition file", file=str(root))
-    defs = Definitions(root=str(root))
+    defs = Definitions(root=str(root), layout=layout_preset(root))
     if root.is_file():
         formats.load(SourceFile.at(root), defs, explicit=True)
         defs.raise_errors()

@@ -45,6 +45,8 @@ class Definitions:
     settings: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     manifest: Located | None = None  # the manifest as read, to locate its settings
+    #: (preset, why) when the folder's layout shows its system (``loaders.layout_preset``)
+    layout: tuple[str, str] | None = None
 
     def warn(self, file: str | None, line: int | None, message: str) -> None:
         """Record a warning (kept, shown by ``proj.warnings`` and ``toolmatrix check``)."""
