@@ -15,9 +15,15 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(PRESETS))
     parser.add_argument("--strict-warnings", action="store_true",
                         help="treat warnings as errors too")
+    parser.add_argument("--locked", action="store_true",
+                        help="connect the MCP servers and fail when a tool was added, removed "
+                             "or changed since toolmatrix lock PATH")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="with --locked: seconds to wait for each server to start")
 
 
-@verb("check", "validate definitions; exit 1 on any error", _arguments)
+@verb("check", "validate definitions; exit 1 on any error (or, with --locked, any tool "
+               "changed since the lock)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print every problem; exit 1 on an error (or any warning with --strict-warnings)."""
     problems, ok = check_project(args.path, args.preset)
@@ -26,4 +32,25 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     failed = not ok or (args.strict_warnings and bool(problems))
     errors = sum(p.severity == "error" for p in problems)
     print(f"{errors} error(s), {len(problems) - errors} warning(s)", file=err)
+    if args.locked and ok:
+        failed = _locked(args, out, err) or failed
     return 1 if failed else 0
+
+
+def _locked(args: argparse.Namespace, out: TextIO, err: TextIO) -> bool:
+    """Compare the servers' tools with toolmatrix.lock; True when anything differs."""
+    from ..runtime import lock
+    from ._common import load
+
+    proj = load(args.path, args.preset)
+    try:
+        report = lock.check(proj, args.timeout)
+    finally:
+        proj.close()
+    for line in report.lines():
+        print(line, file=out)
+    print(f"{lock.LOCK_NAME}: " + ("every locked tool matches" if report.ok else
+                                   f"{len(report.entries)} tool(s) differ, "
+                                   f"{len(report.problems)} problem(s) in the lock file"),
+          file=err)
+    return not report.ok

@@ -27,6 +27,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["csv", "markdown", "json"], default="markdown")
     parser.add_argument("--reasons", action="store_true",
                         help="show the deciding step of each cell instead of true/false")
+    parser.add_argument("--risk", action="store_true",
+                        help="add a risk column: reads_private, untrusted_input, sends_out, "
+                             "destructive")
 
 
 @verb("matrix", "print the tool matrix", _arguments)
@@ -41,8 +44,21 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         table = (proj.reasons if args.reasons else proj.matrix)(
             agents=agents, groups=groups, states=args.state, presets=args.preset)
     warn((str(w.message) for w in caught), err)
+    if args.risk:
+        table = with_risk(proj, table)
     write_table(table, args.format, args.reasons, out)
     return 0
+
+
+def with_risk(proj: object, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each tool's risk classes as its first column (``risk``)."""
+    from ..core.risk import tool_risk_frame
+
+    if table.columns.nlevels > 1:
+        table = table.copy()
+        table.columns = [" / ".join(map(str, c)) for c in table.columns]
+    risk = tool_risk_frame(proj)["risk"].reindex(table.index).fillna("")  # type: ignore[arg-type]
+    return table.assign(risk=risk)[["risk", *[c for c in table.columns if c != "risk"]]]
 
 
 def write_table(table: pd.DataFrame, fmt: str, reasons: bool, out: TextIO) -> None:

@@ -474,6 +474,7 @@ class Replay:
         self.rules = rules
         self.problems = pd.DataFrame([{"file": p.file, "line": p.line, "message": p.message}
                                       for p in problems], columns=["file", "line", "message"])
+        self._problem_lines = [str(p) for p in problems]
         self.warnings = warnings
         self.source = source
         self.project = project
@@ -512,6 +513,10 @@ class Replay:
         from .suggest import suggest
 
         return suggest(self.project, self.calls)
+
+    def problem_lines(self) -> list[str]:
+        """Each unreadable log line as ``file:line: message``."""
+        return list(self._problem_lines)
 
     def summary(self) -> str:
         """A few lines: how many calls, their effects now, what changed, which rules are idle."""
