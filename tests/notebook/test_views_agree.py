@@ -15,7 +15,7 @@ import pytest
 
 import toolkit as tk
 from toolkit.core.render import PALETTE
-from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper
+from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper, fleet
 
 EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
 
@@ -56,17 +56,25 @@ def test_matrix_explorer_cells_and_static_html_agree_with_explain(examples: Path
                                                                   example: str) -> None:
     with tk.load(examples / example) as proj:
         explorer = MatrixExplorer(proj, groups="default; *; none", states=list(proj.states))
+        grid = explorer.grid
         assert explorer.table is not None
-        shown = _effects(explorer.static_html())
-        assert len(shown) == explorer.table.size > 0
+        # the static preview: every cell of the (small) matrix, or its first rows × columns
+        preview = fleet.preview_html(explorer.data)  # type: ignore[arg-type]
+        shown = _effects(preview)
+        rows = min(fleet.PREVIEW_ROWS, grid.n_rows)
+        columns = min(fleet.PREVIEW_COLUMNS, grid.n_cols)
+        assert len(shown) == rows * columns > 0
+        assert preview in explorer.static_html()
         cells = iter(shown)
-        for tool in explorer.table.index:
+        for row, tool in enumerate(grid.tools):
             for column, context in enumerate(explorer.columns):
-                d = proj.explain(context["agent"], str(tool), groups=list(context["groups"]),
+                d = proj.explain(context["agent"], tool, groups=list(context["groups"]),
                                  state=context["state"], preset=context["preset"])
-                button = explorer.cells[(str(tool), column)]
-                assert button.style.button_color == PALETTE[d.effect], (tool, context)
-                assert next(cells) == (str(tool), d.effect), (tool, context)
+                code = grid.codes[row * grid.n_cols + column]  # what the browser paints
+                assert grid.effects[code] == d.effect, (tool, context)
+                assert grid.palette[code] == PALETTE[d.effect], (tool, context)
+                if row < rows and column < columns:
+                    assert next(cells) == (tool, d.effect), (tool, context)
 
 
 @pytest.mark.parametrize("example", EXAMPLES)

@@ -31,21 +31,75 @@ def test_matrix_explorer_updates_with_pickers_and_explains_clicked_cells(
         trustgraph: tk.Project) -> None:
     ex = MatrixExplorer(trustgraph, groups="read-only; *", states=["undefined", "analysis"])
     assert len(ex.columns) == 4
-    assert ex.cells[("graph-update", 3)].description == "✓"  # *, analysis
-    assert ex.cells[("graph-update", 2)].description == "· state"  # *, undefined
-    ex.cells[("graph-update", 2)].click()
+    assert ex.label("graph-update", 3) == "allow"  # *, analysis
+    assert ex.label("graph-update", 2) == "state"  # *, undefined
+    assert ex.effect("graph-update", 2) == "implicit-deny"
+    ex.grid.selected = [ex.data.tools.index("graph-update"), 2]  # what a click in the grid sends
     assert ex.decision is not None and ex.decision.reason == "state"
     assert "tools.yaml:16" in html_of(ex.explanation)
     ex.states.value = ("results",)
+    assert ex.decision is None and ex.explanation.outputs == ()  # the old trace was stale
+    assert ex.grid.selected == []
     assert len(ex.columns) == 2 and ex.columns[1]["state"] == "results"
-    assert ex.cells[("reset-workflow", 1)].description == "✓"
+    assert ex.label("reset-workflow", 1) == "allow"
     ex.groups.value = "knowledge,compute"
-    assert ex.cells[("reset-workflow", 0)].description == "· group"
+    assert ex.label("reset-workflow", 0) == "group"
     ex.presets.value = ("trustgraph", "strict")
     assert {c["preset"] for c in ex.columns} == {"trustgraph", "strict"}
     bundle = ex._repr_mimebundle_()
     assert {"text/plain", "text/html", WIDGET_VIEW} <= set(bundle)
     assert "reset-workflow" in bundle["text/html"]
+
+
+def test_matrix_explorer_always_says_what_the_grid_is_for(trustgraph: tk.Project) -> None:
+    ex = MatrixExplorer(trustgraph, groups="read-only", states=["analysis"])
+    assert ex.data is not None and ex.data.levels == ["agent"]
+    assert ex.data.fixed == {"groups": "read-only", "state": "analysis",
+                             "preset": "trustgraph"}
+    assert "state <b>analysis</b>" in ex.context.value
+    assert "groups <b>read-only</b>" in ex.context.value
+    ex.states.value = ("analysis", "results")
+    assert ex.data.levels == ["agent", "state"] and ex.grid.levels == ["agent", "state"]
+    assert ex.grid.columns == [["react-agent", "analysis"], ["react-agent", "results"]]
+
+
+def test_matrix_grid_gets_one_byte_per_cell(trustgraph: tk.Project) -> None:
+    ex = MatrixExplorer(trustgraph, groups="*", states=["undefined", "analysis"])
+    grid = ex.grid
+    assert grid.n_rows == len(trustgraph.tools) and grid.n_cols == 2
+    assert len(grid.codes) == grid.n_rows * grid.n_cols
+    row = grid.tools.index("graph-update")
+    code = grid.codes[row * grid.n_cols + 1]  # *, analysis
+    assert grid.labels[code] == "allow" and grid.effects[code] == "allow"
+    from toolkit.core.render import PALETTE
+
+    assert grid.palette[code] == PALETTE[tk.Effect.ALLOW]
+
+
+def test_matrix_explorer_summaries(trustgraph: tk.Project) -> None:
+    ex = MatrixExplorer(trustgraph, groups="read-only")
+    counts = ex.effect_counts.loc["react-agent"]
+    effects = [trustgraph.explain("react-agent", t, groups=["read-only"]).effect
+               for t in trustgraph.tools]
+    assert counts["allow"] == effects.count(tk.Effect.ALLOW) == 2
+    assert counts["implicit-deny"] == effects.count(tk.Effect.IMPLICIT_DENY)
+    reach = ex.tool_reach
+    assert reach.loc["knowledge-query", "may call"] == 1
+    assert reach.loc["graph-update", "may call"] == 0
+    assert "Per agent: tools by effect" in ex.summary.value
+    assert "data:image/svg+xml;base64," in ex.summary.value
+
+
+def test_matrix_explorer_with_no_agents_or_no_tools(write: object) -> None:
+    root = write({"agents/a.md": "---\nname: a\ntools: ['*']\n---\n"})  # type: ignore[operator]
+    with tk.load(root) as proj:
+        ex = MatrixExplorer(proj)
+        assert "no tools to tabulate" in ex.summary.value
+        assert "no tools to tabulate" in ex.static_html()
+        assert ex.grid.layout.display == "none"
+    with tk.load(EXAMPLES / "trustgraph") as proj:
+        ex = MatrixExplorer(proj, agents=[])
+        assert "No agents chosen" in ex.summary.value
 
 
 def test_matrix_explorer_shows_errors_in_its_output(trustgraph: tk.Project) -> None:
@@ -92,8 +146,11 @@ def test_stepper_escapes_untrusted_tool_text(write: object) -> None:
         assert "<img" not in st.history_view.value and "&lt;img" in st.history_view.value
         assert "<img" not in st.static_html()
         ex = MatrixExplorer(proj)
-        ex.cells[("t1", 0)].click()
-        assert "<img" not in ex.static_html() and "<img" not in html_of(ex.explanation)
+        ex.grid.selected = [0, 0]
+        assert ex.decision is not None and ex.decision.tool == "t1"
+        assert "<img src=x" not in ex.static_html()
+        assert "<img src=x" not in html_of(ex.explanation)
+        assert "<img src=x" not in ex.summary.value
 
 
 def test_example_args_from_schema() -> None:

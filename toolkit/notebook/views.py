@@ -13,8 +13,13 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:
     from ..core.decision import Decision
 
-__all__ = ["Decisions", "HTMLView", "TextView", "labels_table_html", "mimebundle",
+__all__ = ["MISSING", "Decisions", "HTMLView", "TextView", "labels_table_html", "mimebundle",
            "output_item"]
+
+#: How every toolkit table shows a missing value (None, NaN, NA alike).
+MISSING = "—"
+#: Tables in views show at most this many rows (pandas elides the middle).
+MAX_ROWS = 60
 
 
 class Decisions(Sequence["Decision"]):
@@ -92,8 +97,9 @@ def mimebundle(obj: Any) -> dict[str, Any]:
             bundle = bundle[0]
         return dict(bundle)
     to_html = getattr(obj, "to_html", None)
-    if to_html is not None:  # a DataFrame: pandas escapes cell text by default
-        return {"text/plain": obj.to_string(), "text/html": to_html(escape=True)}
+    if to_html is not None:  # a DataFrame: pandas escapes cell text; one mark for missing
+        return {"text/plain": obj.to_string(na_rep=MISSING),
+                "text/html": to_html(escape=True, na_rep=MISSING, max_rows=MAX_ROWS)}
     return TextView(repr(obj))._repr_mimebundle_()
 
 

@@ -8,15 +8,19 @@ interleave a line (SPEC section 5, TrustGraph section 8.2).
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+log = logging.getLogger("toolkit")
 
 __all__ = ["AuditLog", "new_request_id"]
 
@@ -38,6 +42,38 @@ class AuditLog:
         self._events: list[dict[str, Any]] = []
         self.path = Path(path) if path is not None else None
         self._file = self.path.open("a", encoding="utf-8") if self.path is not None else None
+        self._listeners: list[Callable[[dict[str, Any] | None], object]] = []
+
+    def subscribe(self, listener: Callable[[dict[str, Any] | None], object]
+                  ) -> Callable[[], None]:
+        """Call ``listener(event)`` after every event, and ``listener(None)`` when the log
+        closes (its project closed). Returns the function that unsubscribes it.
+
+        Listeners run in the recording thread and must be quick (a notebook view
+        marks itself stale); one that raises is logged and dropped, never the call's
+        problem. A listener returning ``False`` is dropped too.
+        """
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _notify(self, entry: dict[str, Any] | None) -> None:
+        for listener in list(self._listeners):
+            try:
+                keep = listener(entry)
+            except Exception:
+                log.exception("audit listener failed; dropped")
+                keep = False
+            if keep is False:
+                with self._lock:
+                    if listener in self._listeners:
+                        self._listeners.remove(listener)
 
     def record(self, event: str, **fields: Any) -> dict[str, Any]:
         """Append one event; returns it (with ``time`` in ISO 8601 UTC)."""
@@ -51,6 +87,8 @@ class AuditLog:
         if self._file is None:  # in memory only: no serialisation on the hot path
             with self._lock:
                 self._events.append(entry)
+            if self._listeners:
+                self._notify(entry)
             return entry
         line = json.dumps(entry, default=_jsonable, ensure_ascii=False) + "\n"
         with self._lock:
@@ -58,6 +96,8 @@ class AuditLog:
             if self._file is not None:
                 self._file.write(line)
                 self._file.flush()
+        if self._listeners:
+            self._notify(entry)
         return entry
 
     def write_to(self, path: str | Path) -> None:
@@ -86,11 +126,12 @@ class AuditLog:
         return frame
 
     def close(self) -> None:
-        """Close the mirror file (the in-memory events stay readable)."""
+        """Close the mirror file (the in-memory events stay readable); tell the listeners."""
         with self._lock:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+        self._notify(None)
 
 
 def _jsonable(value: Any) -> Any:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+import weakref
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
@@ -12,9 +14,18 @@ import ipywidgets as w
 from ...errors import ToolkitError
 from ..views import error_item, mimebundle, output_item
 
-__all__ = ["View", "esc", "show", "show_error"]
+__all__ = ["STATIC_CSS", "View", "esc", "show", "show_error"]
 
 log = logging.getLogger("toolkit")
+
+#: Shown with every static fallback: where the live widget renders right after it (the
+#: next output of the same cell carries ``toolkit-live``), the fallback hides itself.
+#: Where no widget front end runs (nbconvert HTML, GitHub, nbviewer), nothing matches and
+#: the fallback stays: the saved notebook shows the view's content, not an empty output.
+STATIC_CSS = ("<style>.jp-OutputArea-child:has(+ .jp-OutputArea-child .toolkit-live) "
+              ".toolkit-static{display:none}</style>")
+#: Refresh a view at most this often while events stream in (seconds).
+REFRESH_EVERY = 0.3
 
 
 def esc(value: object) -> str:
@@ -49,6 +60,10 @@ class View:
 
     widget: w.Widget
     messages: w.Output
+    #: a line above the view: shown when the project closed, saying how to go on
+    banner: w.HTML | None = None
+    _timer: threading.Timer | None = None
+    _unsubscribe: Callable[[], None] | None = None
 
     def static_html(self) -> str:
         """What the view shows, as escaped HTML."""
@@ -59,10 +74,93 @@ class View:
         raise NotImplementedError
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        bundle = dict(self.widget._repr_mimebundle_())
+        bundle = self._live_bundle()
         bundle["text/plain"] = self.static_text()
         bundle["text/html"] = self.static_html()
         return bundle
+
+    def _live_bundle(self) -> dict[str, Any]:
+        self.widget.add_class("toolkit-live")
+        bundle = self.widget._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        return {k: v for k, v in dict(bundle).items() if k != "text/plain"}
+
+    def _ipython_display_(self) -> None:
+        """Two outputs: the static view (kept where no widget front end runs), then the widget.
+
+        nbconvert and nbviewer drop a widget output's ``text/html`` once the
+        notebook saved its widget state, so the static view is an output of its
+        own; a live front end hides it (:data:`STATIC_CSS`) and shows the widget.
+        """
+        from IPython.display import display
+
+        static = {"text/html": f"{STATIC_CSS}<div class='toolkit-static'>{self.static_html()}"
+                               "</div>", "text/plain": self.static_text()}
+        display(static, raw=True)  # type: ignore[no-untyped-call]
+        live = self._live_bundle()
+        live["text/plain"] = f"{type(self).__name__} (live widget; its static view is above)"
+        display(live, raw=True)  # type: ignore[no-untyped-call]
+
+    # -- following the project's life -------------------------------------------------------------
+
+    def watch(self, project: Any) -> None:
+        """Follow ``project``: refresh when its audit trail grows, show it closed when it closes.
+
+        Held weakly: a view nobody shows any more is not kept alive by the project.
+        """
+        audit = getattr(project, "audit_log", None)
+        if audit is None:  # a plain Policy: no runtime, nothing to follow
+            return
+        ref = weakref.WeakMethod(self._project_event)
+
+        def listener(entry: dict[str, Any] | None) -> bool:
+            method = ref()
+            if method is None:
+                return False  # the view is gone: unsubscribe
+            method(entry)
+            return True
+
+        self._unsubscribe = audit.subscribe(listener)
+        if getattr(project, "closed", False):
+            self.project_closed()
+
+    def _project_event(self, entry: dict[str, Any] | None) -> None:
+        if entry is None:
+            self.project_closed()
+        elif self.follows(entry):
+            self._schedule()
+
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """Whether an audit event changes what this view shows (default: no)."""
+        return False
+
+    def _schedule(self) -> None:
+        """Refresh soon (events come in bursts and from the loop thread)."""
+        if self._timer is not None and self._timer.is_alive():
+            return
+        timer = threading.Timer(REFRESH_EVERY, self.reporting(lambda: self.refresh()))
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def refresh(self) -> None:
+        """Re-read what the view shows (views that follow events override this)."""
+
+    def controls(self) -> Sequence[w.Widget]:
+        """The buttons and inputs that act on the project (disabled once it is closed)."""
+        return ()
+
+    def project_closed(self) -> None:
+        """Show the project closed: one line saying how to go on, the controls disabled."""
+        for control in self.controls():
+            control.disabled = True
+        if self.banner is not None:
+            self.banner.value = (
+                "<p class='toolkit-closed' style='color:#9a6700'><b>Project closed.</b> Its "
+                "sessions and servers have ended; load it again (<code>tk.load(...)</code> or "
+                "<code>%tk load ...</code>) and show a new view to go on.</p>")
+        self.reporting(self.refresh)()
 
     def reporting(self, handler: Callable[..., Any]) -> Callable[..., None]:
         """Wrap a callback so that any error it raises is shown in ``self.messages``."""

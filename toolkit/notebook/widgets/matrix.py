@@ -1,22 +1,27 @@
-"""Matrix explorer: pick agents, group sets, states and presets; click a cell to explain it."""
+"""Matrix explorer: summaries first, then the whole matrix in a virtualised grid.
+
+Pick agents, group sets, states and presets; the summaries (per agent counts by
+effect, per tool how many agents may call it, a heatmap of agents × servers or
+groups) and the grid follow. The grid is an anywidget (``grid.py``) that gets the
+cells as one int8 buffer and filters, sorts and scrolls in the browser; a click on
+a cell shows its ``explain()`` trace below. 200 agents × 5,000 tools is one
+1 MB message, never a widget per cell.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.decision import Effect, effect_of_label
-from ...core.models import groups_label, parse_group_sets
+from ...core.models import parse_group_sets
 from ...core.presets import PRESETS
-from ...core.render import PALETTE, legend_html
-from ..views import labels_table_html
-from .base import View, esc, frame_text, show
-
-# The text a cell's button shows for its effect (its colour comes from PALETTE).
-_MARK = {Effect.ALLOW: "✓", Effect.ASK: "ask", Effect.CONDITIONAL: "if…",
-         Effect.DENY: "✗ deny", Effect.IMPLICIT_DENY: "·"}
+from ...core.render import legend_html
+from .. import fleet
+from .base import View, esc, show
+from .grid import MatrixGrid
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,99 +31,128 @@ if TYPE_CHECKING:
 
 __all__ = ["MatrixExplorer"]
 
+
+def _picker(options: list[str], value: Sequence[str], description: str) -> w.SelectMultiple:
+    return w.SelectMultiple(options=options, value=tuple(value), description=description,
+                            rows=min(6, max(2, len(options))))
+
+
 class MatrixExplorer(View):
-    """The resolved matrix with pickers; each cell is a button that explains itself.
+    """The resolved matrix with pickers, summaries and a grid whose cells explain themselves.
+
+    ``data`` holds the cells as codes (:class:`~toolkit.notebook.fleet.MatrixData`);
+    ``table`` the same as labels (``proj.reasons()``) for small projects;
+    ``effect_counts`` / ``tool_reach`` the summaries as DataFrames.
 
     >>> # ex = MatrixExplorer(proj, groups="read-only; *", states=["undefined", "analysis"])
-    >>> # ex.click("graph-update", ex.columns[0]); ex.decision.reason
+    >>> # ex.click("graph-update", 0).reason; ex.effect("graph-update", 0)
     """
 
     def __init__(self, project: Policy, agents: Sequence[str] | None = None,
                  groups: str = "*", states: Sequence[str] | None = None,
                  presets: Sequence[str] | None = None) -> None:
         self.project = project
-        self.agents = w.SelectMultiple(options=list(project.agents),
-                                       value=tuple(agents or project.agents), description="agents",
-                                       rows=min(6, max(2, len(project.agents))))
+        chosen = list(project.agents) if agents is None else list(agents)
+        self.agents = _picker(list(project.agents), chosen, "agents")
         self.groups = w.Text(value=groups, description="group sets",
                              placeholder="read-only,knowledge; *   (';' separates sets)",
                              continuous_update=False)
-        self.states = w.SelectMultiple(options=list(project.states),
-                                       value=tuple(states or ("undefined",)), description="states",
-                                       rows=min(6, max(2, len(project.states))))
-        self.presets = w.SelectMultiple(options=list(PRESETS),
-                                        value=tuple(presets or (project.preset.name,)),
-                                        description="presets", rows=4)
-        self.grid = w.GridBox(layout=w.Layout(grid_gap="2px"))
+        self.states = _picker(list(project.states), states or ("undefined",), "states")
+        self.presets = _picker(list(PRESETS), presets or (project.preset.name,), "presets")
+        self.context = w.HTML()
+        self.summary = w.HTML()
+        self.grid = MatrixGrid()
         self.explanation = w.Output()
         self.messages = w.Output()
-        self.table: pd.DataFrame | None = None  # the reasons table shown now
-        self.columns: list[dict[str, Any]] = []  # each column's (agent, groups, state, preset)
-        self.cells: dict[tuple[str, int], w.Button] = {}
+        self.data: fleet.MatrixData | None = None
         self.decision: Decision | None = None
+        self.grid.observe(self.reporting(self._cell_clicked), names="selected")
         for picker in (self.agents, self.groups, self.states, self.presets):
             picker.observe(self.reporting(self._changed), names="value")
         pickers = w.HBox([self.agents, self.states, self.presets])
-        self.widget = w.VBox([pickers, self.groups, self.messages, self.grid,
-                              w.HTML(legend_html()), w.Label("Click a cell to see why."),
-                              self.explanation])
+        self.widget = w.VBox([pickers, self.groups, self.messages, self.context, self.summary,
+                              w.HTML(legend_html()), self.grid,
+                              w.Label("Click a cell to see why."), self.explanation])
         self.widget.add_class("toolkit-matrix-explorer")
         self.refresh()
 
+    @property
+    def columns(self) -> list[dict[str, Any]]:
+        """Each column's context: agent, groups (a tuple), state, preset."""
+        return [c._asdict() for c in self.data.columns] if self.data is not None else []
+
+    @property
+    def table(self) -> pd.DataFrame | None:
+        """The cells as labels (the deciding step), like ``proj.reasons()``."""
+        if self.data is None:
+            return None
+        import numpy as np
+        import pandas as pd
+
+        d = self.data
+        labels = np.asarray(fleet.CODE_LABELS, dtype=object)[d.codes]
+        columns = pd.MultiIndex.from_tuples(
+            [tuple(c.value(level) for level in d.levels) for c in d.columns], names=d.levels
+        ) if len(d.levels) > 1 else pd.Index([c.agent for c in d.columns], name="agent")
+        return pd.DataFrame(labels,
+                            index=pd.Index(d.tools, name="tool"), columns=columns)
+
+    @property
+    def effect_counts(self) -> pd.DataFrame:
+        """Per agent (column): how many tools of each effect."""
+        assert self.data is not None
+        return fleet.effect_counts(self.data)
+
+    @property
+    def tool_reach(self) -> pd.DataFrame:
+        """Per tool: how many agents may call it (most first)."""
+        assert self.data is not None
+        return fleet.tool_reach(self.data)
+
     def _changed(self, change: dict[str, Any]) -> None:
-        self.decision = None  # an explanation of a cell of the old grid would be stale
-        self.explanation.outputs = ()
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute the table for the pickers' values and rebuild the grid."""
+        """Recompute the matrix for the pickers' values; the summaries and grid follow."""
+        self.decision = None  # an explanation of a cell of the old grid would be stale
+        self.explanation.outputs = ()
         group_sets = parse_group_sets(self.groups.value) or [("*",)]
-        table = self.project.reasons(agents=list(self.agents.value), groups=group_sets,
-                                     states=list(self.states.value),
-                                     presets=list(self.presets.value))
-        self.table = table
-        labels = {groups_label(g): g for g in group_sets}
-        fixed = {"agent": next(iter(self.agents.value), None), "groups": group_sets[0],
-                 "state": next(iter(self.states.value), None),
-                 "preset": next(iter(self.presets.value), None)}
-        names = [str(n) for n in table.columns.names]
-        self.columns = []
-        for col in table.columns:
-            values = col if isinstance(col, tuple) else (col,)
-            context = dict(fixed)
-            for level, value in zip(names, values, strict=True):
-                context[level] = labels.get(value, value) if level == "groups" else value
-            self.columns.append(context)
-        self._build_grid(table, names)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            data = fleet.matrix_data(self.project, list(self.agents.value), group_sets,
+                                     list(self.states.value), list(self.presets.value))
+        self.messages.outputs = tuple(
+            {"output_type": "stream", "name": "stderr", "text": f"warning: {m}\n"}
+            for m in dict.fromkeys(str(c.message) for c in caught))
+        self.data = data
+        empty = fleet.empty_message(data)
+        self.context.value = fleet.context_html(data)
+        if empty is not None:
+            self.summary.value = f"<p class='toolkit-empty'>{esc(empty)}</p>"
+            self.grid.layout.display = "none"
+        else:
+            self.summary.value = (
+                "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start;"
+                "max-height:26em;overflow:auto'>" + fleet.counts_html(data)
+                + fleet.reach_html(data, 10) + fleet.Heatmap(data).html() + "</div>")
+            self.grid.layout.display = None
+        self.grid.show(data)
 
-    def _build_grid(self, table: pd.DataFrame, names: list[str]) -> None:
-        header = []
-        for level in names:
-            header.append(w.Label(str(level)))
-            for col in table.columns:
-                values = col if isinstance(col, tuple) else (col,)
-                header.append(w.Label(str(values[names.index(level)])))
-        cells: list[w.Widget] = []
-        self.cells = {}
-        for tool in table.index:
-            cells.append(w.Label(str(tool), tooltip=self._description(str(tool))))
-            for i, step in enumerate(table.loc[tool]):
-                effect = effect_of_label(str(step))
-                mark = _MARK[effect]
-                button = w.Button(description=mark if mark != "·" else f"· {step}",
-                                  tooltip=f"{tool}: {effect} ({step})",
-                                  layout=w.Layout(width="auto", height="28px"))
-                button.style.button_color = PALETTE[effect]
-                button.style.text_color = "white"
-                button.on_click(self.reporting(lambda _b, t=str(tool), c=i: self.click(t, c)))
-                self.cells[(str(tool), i)] = button
-                cells.append(button)
-        self.grid.children = tuple(header + cells)
-        self.grid.layout.grid_template_columns = f"max-content repeat({len(table.columns)}, auto)"
+    def _cell_clicked(self, change: dict[str, Any]) -> None:
+        cell = self.grid.cell()
+        if cell is not None and self.data is not None:
+            self.click(self.data.tools[cell[0]], cell[1])
 
-    def _description(self, tool: str) -> str:
-        found = self.project.tools.get(tool)
-        return (found.description or "") if found is not None else ""
+    def effect(self, tool: str, column: int) -> str:
+        """The effect a cell shows (the grid's colour), e.g. ``"implicit-deny"``."""
+        assert self.data is not None
+        code = self.data.codes[self.data.tools.index(tool), column]
+        return str(fleet.CODE_EFFECTS[code].value)
+
+    def label(self, tool: str, column: int) -> str:
+        """The label a cell shows: the deciding step (``allow``, ``group``, ...)."""
+        assert self.data is not None
+        return str(fleet.CODE_LABELS[self.data.codes[self.data.tools.index(tool), column]])
 
     def click(self, tool: str, column: int) -> Decision:
         """Explain one cell (what a click on it does) and show the decision below the grid."""
@@ -129,13 +163,27 @@ class MatrixExplorer(View):
         return self.decision
 
     def static_html(self) -> str:
-        head = (f"<p><b>Tool matrix</b> <small>agents {esc(', '.join(self.agents.value))}; "
+        head = (f"<p><b>Tool matrix</b> <small>agents {esc(_first(self.agents.value))}; "
                 f"group sets {esc(self.groups.value)}; states "
                 f"{esc(', '.join(self.states.value))}; presets "
                 f"{esc(', '.join(self.presets.value))}</small></p>")
-        return head + legend_html() + (labels_table_html(self.table)
-                                       if self.table is not None else "")
+        return head + (fleet.summary_html(self.data) if self.data is not None else "")
 
     def static_text(self) -> str:
-        return "Tool matrix (deciding step per cell)\n" + (
-            frame_text(self.table) if self.table is not None else "")
+        if self.data is None:
+            return "Tool matrix"
+        empty = fleet.empty_message(self.data)
+        if empty is not None:
+            return f"Tool matrix: {empty}"
+        n_tools, n_cols = self.data.shape
+        counts = self.effect_counts.head(fleet.SUMMARY_ROWS).to_string()
+        more = len(self.data.columns) - fleet.SUMMARY_ROWS
+        return (f"Tool matrix: {n_tools} tool(s) × {n_cols} column(s) "
+                f"({', '.join(f'{k} {v}' for k, v in self.data.fixed.items())})\n"
+                f"Per agent, tools by effect:\n{counts}"
+                + (f"\n… and {more} more (explorer.effect_counts)" if more > 0 else ""))
+
+
+def _first(names: Sequence[str], n: int = 8) -> str:
+    shown = ", ".join(names[:n])
+    return shown + (f" and {len(names) - n} more" if len(names) > n else "")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -32,6 +33,9 @@ def light(row: Mapping[str, Any]) -> str:
 class ServerPanel(View):
     """Every configured MCP server: light, state, tool count, last error, stderr.
 
+    The lights follow the project: a server that fails or stops turns red, and a
+    closed project shows every server closed, its buttons disabled.
+
     >>> # panel = ServerPanel(proj); panel.connect(); panel.lights  -> {"trustgraph": "green"}
     """
 
@@ -41,6 +45,9 @@ class ServerPanel(View):
         self.rows = w.VBox()
         self.logs = w.Accordion()
         self.messages = w.Output()
+        self.banner = w.HTML()
+        self.pinged = w.HTML()
+        self.pinged.add_class("toolkit-ping-result")
         self.connect_button = w.Button(description="connect", button_style="primary")
         self.refresh_button = w.Button(description="refresh")
         self.ping_button = w.Button(description="ping all")
@@ -49,23 +56,50 @@ class ServerPanel(View):
         self.ping_button.on_click(self.reporting(lambda _b: self.ping()))
         self.lights: dict[str, str] = {}
         self.status: pd.DataFrame | None = None
+        #: the last ping: server -> (health, latency in ms or None)
+        self.ping_results: dict[str, tuple[str, float | None]] = {}
         buttons = w.HBox([self.connect_button, self.refresh_button, self.ping_button])
-        self.widget = w.VBox([buttons, self.messages, self.rows, w.Label("stderr"), self.logs])
+        self.widget = w.VBox([self.banner, buttons, self.messages, self.rows, self.pinged,
+                              w.Label("stderr"), self.logs])
         self.widget.add_class("toolkit-server-panel")
         self.refresh()
+        self.watch(project)
+
+    def controls(self) -> Sequence[w.Widget]:
+        """Connect and ping act on the project; refresh only reads."""
+        return (self.connect_button, self.ping_button)
+
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """Server events (connected, failed, down, closed, tools changed) move the lights."""
+        event = str(entry.get("event"))
+        return event.startswith("server-") or (event == "teardown" and bool(entry.get("server")))
 
     def connect(self) -> None:
         """Connect every configured server (what the button does), then refresh."""
         self.project.connect(timeout=self.timeout)
         self.refresh()
 
-    def ping(self) -> None:
-        """Ping every connected server, then refresh."""
-        for name, colour in list(self.lights.items()):
-            if colour != "grey" and self.status is not None and \
-                    self.status.loc[name, "state"] == "connected":
-                self.project.ping(name)
+    def ping(self) -> dict[str, tuple[str, float | None]]:
+        """Ping every connected server; shows and returns each one's health and latency."""
+        import pandas as pd
+
+        status = self.project.servers
+        results: dict[str, tuple[str, float | None]] = {}
+        for name in status.index[status["state"] == "connected"]:
+            health = self.project.ping(str(name))
+            latency = self.project.servers.loc[name, "latency_ms"]
+            results[str(name)] = (health, None if pd.isna(latency) else float(latency))
+        self.ping_results = results
+        when = time.strftime("%H:%M:%S")
+        if results:
+            items = "; ".join(
+                f"<span style='color:{_COLOURS.get(h, _COLOURS['grey'])}'>●</span> {esc(n)} "
+                + (f"{ms:.1f} ms" if ms is not None else esc(h)) for n, (h, ms) in results.items())
+            self.pinged.value = f"<p><small>ping at {when}: {items}</small></p>"
+        else:
+            self.pinged.value = f"<p><small>ping at {when}: no server is connected</small></p>"
         self.refresh()
+        return results
 
     def _log(self, name: str) -> str:
         try:

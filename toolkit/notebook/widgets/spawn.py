@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -33,13 +34,30 @@ class SpawnTree(View):
         self.tree_view = w.HTML()
         self.details = w.Output()
         self.messages = w.Output()
+        self.banner = w.HTML()
         self.spawn_button.on_click(self.reporting(lambda _b: self._spawn_clicked()))
         self.node_picker.observe(self.reporting(self._picked), names="value")
         controls = w.HBox([self.node_picker, self.agent_picker, self.groups_box, self.spawn_button])
-        self.widget = w.VBox([controls, self.messages, self.tree_view, self.details])
+        self.widget = w.VBox([self.banner, controls, self.messages, self.tree_view,
+                              self.details])
         self.widget.add_class("toolkit-spawn-tree")
         self.render()
         self.select(root.id)
+        self.watch(project)
+
+    def controls(self) -> Sequence[w.Widget]:
+        """Spawning needs an open project."""
+        return (self.spawn_button, self.agent_picker, self.groups_box)
+
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """Spawns and teardowns under the root (from code too) change the tree."""
+        agent_id = str(entry.get("agent_id") or "")
+        return entry.get("event") in ("spawn", "teardown") and (
+            agent_id == self.root.id or agent_id.startswith(self.root.id + "."))
+
+    def refresh(self) -> None:
+        """Redraw the tree (closed sessions are marked)."""
+        self.render()
 
     def nodes(self) -> list[Session]:
         """Every session of the tree, depth first."""
@@ -105,7 +123,8 @@ class SpawnTree(View):
     def static_html(self) -> str:
         items = "".join(
             f"<li style='margin-left:{1.5 * n.depth}em'><code>{esc(n.id)}</code> "
-            f"<small>depth {n.depth}</small>: {esc(', '.join(sorted(n.allowed)) or '(none)')}"
+            f"<small>depth {n.depth}{', closed' if n.closed else ''}</small>: "
+            f"{esc(', '.join(sorted(n.allowed)) or '(none)')}"
             + (" <small style='color:#cf222e'>stripped: "
                f"{esc(', '.join(sorted(n.resolution.stripped)))}</small>"
                if n.resolution.stripped else "") + "</li>"

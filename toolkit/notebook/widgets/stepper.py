@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
@@ -67,18 +67,36 @@ class WorkflowStepper(View):
         self.result.add_class("toolkit-stepper-result")
         self.history_view = w.HTML()
         self.messages = w.Output()
+        self.banner = w.HTML()
         self.buttons: dict[str, w.Button] = {}
         self.arg_boxes: dict[str, w.Text] = {}
         self.history: list[dict[str, Any]] = []
         self.last: CallResult | None = None
-        self.widget = w.VBox([self.state_label, self.tools_box, self.messages, self.result,
-                              w.Label("History"), self.history_view])
+        self._shown: tuple[str, bool] | None = None
+        self.widget = w.VBox([self.banner, self.state_label, self.tools_box, self.messages,
+                              self.result, w.Label("History"), self.history_view])
         self.widget.add_class("toolkit-stepper")
         self.render()
+        self.watch(session.project)
+
+    def controls(self) -> Sequence[w.Widget]:
+        """The tool buttons: calls need an open project."""
+        return tuple(self.buttons.values())
+
+    def follows(self, entry: dict[str, Any]) -> bool:
+        """This session's transitions and teardown (a call from code moves it on too)."""
+        return entry.get("agent_id") == self.session.id and entry.get("event") in (
+            "transition", "teardown")
+
+    def refresh(self) -> None:
+        """Re-render if the session moved on since the buttons were drawn."""
+        if self._shown != (self.session.state, self.session.closed):
+            self.render()
 
     def render(self) -> None:
         """Show the session's state and one row (button + JSON arguments) per allowed tool."""
         s = self.session
+        self._shown = (s.state, s.closed)
         self.state_label.value = (f"{s.id}: state {s.state} · groups {', '.join(s.groups)} · "
                                   f"{len(s.allowed)} tool(s) available")
         rows = []
@@ -97,6 +115,9 @@ class WorkflowStepper(View):
                          description="args", tooltip="JSON object of arguments")
             self.buttons[name], self.arg_boxes[name] = button, box
             rows.append(w.HBox([button, box]))
+        closed = bool(getattr(s.project, "closed", False)) or s.closed
+        for button in self.buttons.values():
+            button.disabled = closed
         if not rows:
             rows.append(w.Label("No tool is available in this state."))
         self.tools_box.children = tuple(rows)

@@ -1,0 +1,389 @@
+"""The matrix at fleet scale: compact cell codes, summaries, a heatmap and a bounded preview.
+
+Everything here is computed from the core's ``proj.reasons()`` frame (the
+deciding step of every cell), turned once into int8 codes: 1,000,000 cells
+are 1 MB, never a million Python objects or widgets. The summaries answer the
+first questions about a big fleet — per agent, how many tools of each effect;
+per tool, how many agents may call it; which agents reach which servers (or
+groups) — and every static rendering is bounded, whatever the project's size.
+
+>>> # data = matrix_data(proj, groups=[("*",)])
+>>> # effect_counts(data); tool_reach(data).head(); Heatmap(data)
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..core.decision import LABELS, Effect, effect_of_label
+from ..core.models import groups_label
+from ..core.render import PALETTE, effect_html, legend_html
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from ..core.policy import Policy
+
+__all__ = ["CODE_LABELS", "Context", "Heatmap", "MatrixData", "effect_counts", "matrix_data",
+           "preview_html", "summary_html", "tool_reach"]
+
+#: The label of each cell code: the core's verdict labels, then ``conditional``.
+CODE_LABELS: tuple[str, ...] = (*LABELS, "conditional")
+#: The effect of each cell code.
+CODE_EFFECTS: tuple[Effect, ...] = tuple(effect_of_label(label) for label in CODE_LABELS)
+EFFECTS: tuple[Effect, ...] = tuple(Effect)
+#: Static renderings show at most this many rows / columns of any table.
+PREVIEW_ROWS, PREVIEW_COLUMNS, SUMMARY_ROWS = 25, 30, 40
+#: What a cell shows, besides its colour, so the effect is readable without colour too.
+MARKS = {Effect.ALLOW: "✓", Effect.ASK: "?", Effect.CONDITIONAL: "if", Effect.DENY: "✗",
+         Effect.IMPLICIT_DENY: "·"}
+
+
+class Context(NamedTuple):
+    """What one column of the matrix is for: an agent, a group set, a state, a preset."""
+
+    agent: str
+    groups: tuple[str, ...]
+    state: str
+    preset: str
+
+    def value(self, level: str) -> str:
+        """The column's text at a header level (``agent``, ``groups``, ``state``, ``preset``)."""
+        if level == "groups":
+            return groups_label(self.groups)
+        return str(getattr(self, level))
+
+
+@dataclass(frozen=True)
+class MatrixData:
+    """One matrix as codes: ``codes[tool, column]`` indexes :data:`CODE_LABELS`.
+
+    ``levels`` are the column levels that vary (``agent`` first); the others
+    are the same for every column and shown once, above the grid.
+    """
+
+    codes: np.ndarray[Any, Any]
+    tools: list[str]
+    columns: list[Context]
+    levels: list[str]
+    servers: list[str]  # per tool: its MCP server, else its source (registry, builtin, ...)
+    groups: list[tuple[str, ...]]  # per tool
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(tools, columns)."""
+        return len(self.tools), len(self.columns)
+
+    @property
+    def fixed(self) -> dict[str, str]:
+        """The levels every column shares, with their value (what the grid is for)."""
+        if not self.columns:
+            return {}
+        first = self.columns[0]
+        return {level: first.value(level) for level in ("groups", "state", "preset")
+                if level not in self.levels}
+
+    def column_label(self, column: int) -> str:
+        """A column's varying levels joined by `` · ``."""
+        c = self.columns[column]
+        return " · ".join(c.value(level) for level in self.levels)
+
+    def effect_codes(self) -> np.ndarray[Any, Any]:
+        """``codes`` mapped to indexes of :data:`EFFECTS` (the five effects, in Effect order)."""
+        import numpy as np
+
+        lookup = np.asarray([EFFECTS.index(e) for e in CODE_EFFECTS], dtype=np.int8)
+        out: np.ndarray[Any, Any] = lookup[self.codes]
+        return out
+
+
+def matrix_data(project: Policy, agents: Sequence[str] | None = None,
+                groups: Sequence[tuple[str, ...]] = (("*",),), states: Sequence[str] = (),
+                presets: Sequence[str] = ()) -> MatrixData:
+    """The matrix for these pickers as codes (from ``project.reasons``, the core's frame)."""
+    import numpy as np
+    import pandas as pd
+
+    agent_names = list(project.agents) if agents is None else list(agents)
+    group_sets = [tuple(g) for g in groups] or [("*",)]
+    state_list = list(states) or ["undefined"]
+    preset_list = list(presets) or [project.preset.name]
+    table = project.reasons(agents=agent_names, groups=group_sets, states=state_list,
+                            presets=preset_list)
+    flat = pd.Categorical(table.to_numpy().ravel(), categories=list(CODE_LABELS)).codes
+    if (flat < 0).any():  # a label this view does not know: a new verdict in the core
+        raise ValueError("the matrix has a cell label the explorer does not know")
+    codes = np.ascontiguousarray(flat.reshape(table.shape), dtype=np.int8)
+    columns = [Context(a, g, s, p) for a in agent_names for g in group_sets
+               for s in state_list for p in preset_list]
+    levels = ["agent"] + [level for level, n in (("groups", len(group_sets)),
+                                                 ("state", len(state_list)),
+                                                 ("preset", len(preset_list))) if n > 1]
+    tools = [str(t) for t in table.index]
+    pool = project.tools
+    servers = [_server(pool[t]) for t in tools]
+    tool_groups = [tuple(pool[t].groups) for t in tools]
+    return MatrixData(codes, tools, columns, levels, servers, tool_groups)
+
+
+def _server(tool: Any) -> str:
+    return str(tool.server) if tool.server else str(tool.source).removeprefix("mcp:")
+
+
+def _column_index(data: MatrixData) -> pd.Index:
+    import pandas as pd
+
+    if len(data.levels) == 1:
+        return pd.Index([c.agent for c in data.columns], name="agent")
+    return pd.MultiIndex.from_tuples([tuple(c.value(lv) for lv in data.levels)
+                                      for c in data.columns], names=data.levels)
+
+
+def effect_counts(data: MatrixData) -> pd.DataFrame:
+    """Per agent (column of the matrix): how many tools of each effect."""
+    import numpy as np
+    import pandas as pd
+
+    effects = data.effect_codes()
+    counts = {e.value: (effects == i).sum(axis=0, dtype=np.int64)
+              for i, e in enumerate(EFFECTS)}
+    return pd.DataFrame(counts, index=_column_index(data))
+
+
+def tool_reach(data: MatrixData) -> pd.DataFrame:
+    """Per tool: its server and groups, how many agents may call it, and how many each effect.
+
+    ``may call`` counts the columns whose effect grants the tool (allow, ask,
+    conditional); with several group sets, states or presets a column is one
+    agent in one of them. Sorted by ``may call``, most first.
+    """
+    import numpy as np
+    import pandas as pd
+
+    effects = data.effect_codes()
+    counts = {e.value: (effects == i).sum(axis=1, dtype=np.int64) for i, e in enumerate(EFFECTS)}
+    frame = pd.DataFrame({"server": data.servers,
+                          "groups": [", ".join(g) for g in data.groups],
+                          "may call": sum(counts[e.value] for e in EFFECTS if e.granted),
+                          **counts}, index=pd.Index(data.tools, name="tool"))
+    return frame.sort_values("may call", ascending=False, kind="stable")
+
+
+# -- the heatmap ---------------------------------------------------------------------------------
+
+def _png(rgb: np.ndarray[Any, Any]) -> bytes:
+    """An RGB uint8 array [height, width, 3] as PNG bytes (no imaging library needed)."""
+    height, width = rgb.shape[:2]
+
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + tag + body
+                + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF))
+
+    raw = b"".join(b"\x00" + bytes(row) for row in rgb.reshape(height, width * 3))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                               0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    value = colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+class Heatmap:
+    """Agents × servers (or groups): the share of each one's tools an agent may call.
+
+    Rows are the matrix's columns (agents, or agent × context), at most
+    ``max_rows``; columns are the tools' MCP servers (their source for tools
+    of no server) when there are several, else the tools' groups. ``values``
+    is the table behind the picture; it renders as an SVG image (with a PNG of
+    the cells inside), a few kilobytes for 200 agents.
+    """
+
+    def __init__(self, data: MatrixData, by: str = "auto", max_rows: int = 200,
+                 max_columns: int = 40) -> None:
+        import numpy as np
+        import pandas as pd
+
+        self.by = by if by != "auto" else ("server" if len(set(data.servers)) > 1 else "group")
+        members: dict[str, list[int]] = {}
+        for i in range(len(data.tools)):
+            item_keys = (data.servers[i],) if self.by == "server" else data.groups[i]
+            for key in item_keys:
+                members.setdefault(key, []).append(i)
+        ranked = sorted(members, key=lambda k: (-len(members[k]), k))[:max_columns]
+        keys = sorted(ranked)
+        shown = min(len(data.columns), max_rows)
+        granted = np.isin(data.effect_codes()[:, :shown],
+                          [i for i, e in enumerate(EFFECTS) if e.granted])
+        values = np.zeros((shown, len(keys)))
+        for j, key in enumerate(keys):
+            values[:, j] = granted[members[key]].mean(axis=0) if members[key] else 0.0
+        index = [data.column_label(c) for c in range(shown)]
+        self.values = pd.DataFrame(values, index=pd.Index(index, name="agent"),
+                                   columns=pd.Index(keys, name=self.by))
+        self.sizes = {k: len(members[k]) for k in keys}
+        self.more_rows = len(data.columns) - shown
+        self.more_columns = len(members) - len(keys)
+
+    def _cells_png(self) -> bytes:
+        import numpy as np
+
+        low = np.asarray(_rgb("#f6f8fa"), dtype=float)
+        high = np.asarray(_rgb(PALETTE[Effect.ALLOW]), dtype=float)
+        v = self.values.to_numpy()[:, :, None]
+        rgb = np.rint(low + (high - low) * v).astype(np.uint8)
+        return _png(rgb if rgb.size else np.zeros((1, 1, 3), dtype=np.uint8) + 255)
+
+    def svg(self) -> str:
+        """The heatmap as an SVG document (every label escaped)."""
+        rows, cols = self.values.shape
+        cw = max(10.0, min(28.0, 640 / max(cols, 1)))
+        ch = max(2.0, min(16.0, 640 / max(rows, 1)))
+        every = max(1, math.ceil(9 / ch))  # label every n-th row so labels never overlap
+        left = min(170, 8 + 6 * max((len(str(a)) for a in self.values.index), default=4))
+        top = min(130, 12 + 6 * max((len(str(k)) for k in self.values.columns), default=4))
+        width, height = left + cw * cols + 8, top + ch * rows + 28
+        png = base64.b64encode(self._cells_png()).decode()
+        parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width:.0f}' "
+                 f"height='{height:.0f}' font-family='sans-serif' font-size='10'>",
+                 f"<image x='{left}' y='{top}' width='{cw * cols:.1f}' height='{ch * rows:.1f}'"
+                 f" preserveAspectRatio='none' style='image-rendering:pixelated' "
+                 f"href='data:image/png;base64,{png}'/>"]
+        for i, agent in enumerate(self.values.index):
+            if i % every == 0:
+                parts.append(f"<text x='{left - 4}' y='{top + ch * (i + 0.5) + 3.5:.1f}' "
+                             f"text-anchor='end'>{escape(_short(str(agent), 26))}</text>")
+        for j, key in enumerate(self.values.columns):
+            x = left + cw * (j + 0.5) + 3.5
+            parts.append(f"<text transform='translate({x:.1f},{top - 4}) rotate(-90)'>"
+                         f"{escape(_short(str(key), 20))} ({self.sizes[key]})</text>")
+        parts.append(f"<text x='{left}' y='{height - 8:.0f}'>share of each {self.by}'s tools "
+                     "the agent may call: white 0 %, green 100 %</text></svg>")
+        return "".join(parts)
+
+    def html(self) -> str:
+        """An ``<img>`` of the SVG, with a line on what it shows and what was left out."""
+        svg = base64.b64encode(self.svg().encode()).decode()
+        more = []
+        if self.more_rows:
+            more.append(f"{self.more_rows} more agent column(s)")
+        if self.more_columns:
+            more.append(f"{self.more_columns} smaller {self.by}(s)")
+        note = f" <small>(not shown: {escape(', '.join(more))})</small>" if more else ""
+        return (f"<div class='toolkit-heatmap'><p><b>Agents × {escape(self.by)}s</b>{note}</p>"
+                f"<img alt='heatmap: agents by {escape(self.by)}' "
+                f"src='data:image/svg+xml;base64,{svg}'/></div>")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"image/svg+xml": self.svg(), "text/html": self.html(),
+                "text/plain": f"Heatmap agents × {self.by}s\n{self.values.round(2)}"}
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# -- static HTML (bounded) -----------------------------------------------------------------------
+
+def _more(n: int, what: str, how: str) -> str:
+    return (f"<p class='toolkit-more'><small>… and {n} more {escape(what)} ({escape(how)})"
+            "</small></p>" if n > 0 else "")
+
+
+def context_html(data: MatrixData) -> str:
+    """One line saying what the grid is for: its size and the levels every column shares."""
+    fixed = "; ".join(f"{k} <b>{escape(v)}</b>" for k, v in data.fixed.items())
+    varying = ", ".join(data.levels)
+    n_tools, n_cols = data.shape
+    return (f"<p class='toolkit-matrix-context'>{n_tools} tool(s) × {n_cols} column(s) "
+            f"(columns: {escape(varying)}){'; ' + fixed if fixed else ''}</p>")
+
+
+def counts_html(data: MatrixData, max_rows: int = SUMMARY_ROWS) -> str:
+    """Per agent: tools of each effect (the first ``max_rows`` agents)."""
+    frame = effect_counts(data)
+    head = "".join(f"<th>{effect_html(e)}</th>" for e in EFFECTS)
+    body = "".join(
+        f"<tr><th><code>{escape(data.column_label(i))}</code></th>"
+        + "".join(f"<td>{int(n)}</td>" for n in row) + "</tr>"
+        for i, row in enumerate(frame.head(max_rows).itertuples(index=False, name=None)))
+    return ("<div class='toolkit-effect-counts'><p><b>Per agent: tools by effect</b></p>"
+            f"<table><thead><tr><th>agent</th>{head}</tr></thead><tbody>{body}</tbody></table>"
+            + _more(len(frame) - max_rows, "agents", "all: effect_counts(data) as a DataFrame")
+            + "</div>")
+
+
+def reach_html(data: MatrixData, max_rows: int = 15) -> str:
+    """Per tool: how many agents may call it (the most reached first), and the unreached count."""
+    frame = tool_reach(data)
+    nobody = int((frame["may call"] == 0).sum())
+    body = "".join(f"<tr><th><code>{escape(str(tool))}</code></th><td>{escape(str(server))}</td>"
+                   f"<td>{int(n)}</td></tr>"
+                   for tool, server, n in zip(frame.index[:max_rows], frame["server"][:max_rows],
+                                              frame["may call"][:max_rows], strict=True))
+    return ("<div class='toolkit-tool-reach'><p><b>Per tool: how many agents may call it</b> "
+            f"<small>({nobody} of {len(frame)} tool(s) no agent may call)</small></p>"
+            "<table><thead><tr><th>tool</th><th>server</th><th>may call</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+            + _more(len(frame) - max_rows, "tools", "all: tool_reach(data) as a DataFrame")
+            + "</div>")
+
+
+def preview_html(data: MatrixData, rows: int = PREVIEW_ROWS, columns: int = PREVIEW_COLUMNS
+                 ) -> str:
+    """The first ``rows`` tools × ``columns`` columns of the matrix, each cell its label in
+    its effect's colour, and a line saying how many more there are."""
+    from ..core.render import label_html
+
+    n_tools, n_cols = data.shape
+    cols = range(min(columns, n_cols))
+    head = "".join(
+        f"<tr><th>{escape(level)}</th>"
+        + "".join(f"<th>{escape(data.columns[c].value(level))}</th>" for c in cols) + "</tr>"
+        for level in data.levels)
+    body = "".join(
+        f"<tr><th><code>{escape(data.tools[t])}</code></th>"
+        + "".join(f"<td>{label_html(CODE_LABELS[data.codes[t, c]])}</td>" for c in cols)
+        + "</tr>" for t in range(min(rows, n_tools)))
+    more = []
+    if n_tools > rows:
+        more.append(f"{n_tools - rows} more tool(s)")
+    if n_cols > columns:
+        more.append(f"{n_cols - columns} more column(s)")
+    note = (f"<p class='toolkit-more'><small>… and {', '.join(more)}: the live explorer "
+            "shows them all (or proj.reasons() as a DataFrame)</small></p>") if more else ""
+    return (f"<table class='toolkit-matrix'><thead>{head}</thead><tbody>{body}</tbody></table>"
+            + note)
+
+
+def empty_message(data: MatrixData) -> str | None:
+    """Why there is nothing to show (no agents, no tools), or None."""
+    n_tools, n_cols = data.shape
+    if n_cols == 0:
+        return "No agents chosen (or the project defines none): nothing to tabulate."
+    if n_tools == 0:
+        return "The project's tool pool is empty: no tools to tabulate (connect its servers?)."
+    return None
+
+
+def summary_html(data: MatrixData) -> str:
+    """Summaries first (per agent, per tool, the heatmap), then the first rows of the matrix.
+
+    Bounded whatever the project's size (a few hundred kilobytes at most).
+    """
+    empty = empty_message(data)
+    if empty is not None:
+        return f"<p class='toolkit-empty'>{escape(empty)}</p>"
+    return (context_html(data) + legend_html()
+            + "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
+            + counts_html(data) + reach_html(data) + Heatmap(data).html() + "</div>"
+            + preview_html(data))
