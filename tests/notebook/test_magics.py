@@ -385,7 +385,8 @@ def test_every_subcommand_registers_itself() -> None:
     from toolkit.notebook.cmd import SUBCOMMANDS
 
     assert list(SUBCOMMANDS) == ["load", "agents", "matrix", "explain", "connect", "servers",
-                                 "start", "call", "spawn", "audit", "agent", "why"]
+                                 "start", "call", "spawn", "audit", "agent", "why", "replay",
+                                 "diff", "risk", "lock"]
     assert [n for n, c in SUBCOMMANDS.items() if c.cell] == ["agent"]
     assert usage().startswith("usage: %tk load PATH | agents | matrix | explain AGENT TOOL |")
 

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "AuditView",
+    "DiffView",
     "MatrixExplorer",
+    "ReplayExplorer",
     "ServerPanel",
     "SpawnTree",
     "ToolkitMagics",
@@ -36,6 +38,8 @@ _LAZY = {
     "SpawnTree": "toolkit.notebook.widgets.spawn",
     "ServerPanel": "toolkit.notebook.widgets.servers",
     "AuditView": "toolkit.notebook.widgets.audit",
+    "ReplayExplorer": "toolkit.notebook.widgets.replay",
+    "DiffView": "toolkit.notebook.widgets.diff",
 }
 
 if TYPE_CHECKING:
@@ -43,7 +47,9 @@ if TYPE_CHECKING:
 
     from .magic import ToolkitMagics
     from .widgets.audit import AuditView
+    from .widgets.diff import DiffView
     from .widgets.matrix import MatrixExplorer
+    from .widgets.replay import ReplayExplorer
     from .widgets.servers import ServerPanel
     from .widgets.spawn import SpawnTree
     from .widgets.stepper import WorkflowStepper

@@ -12,6 +12,7 @@ from ._registry import SUBCOMMANDS, MagicState, Subcommand, subcommand
 # Importing a module registers it; this order is the order `%tk --help` lists them.
 from . import load, agents, matrix, explain, connect, servers, start, call, spawn, audit  # noqa: F401
 from . import agent, why  # noqa: F401
+from . import replay, diff, risk, lock  # noqa: F401
 # isort: on
 
 __all__ = ["SUBCOMMANDS", "MagicState", "Subcommand", "subcommand"]

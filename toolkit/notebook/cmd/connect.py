@@ -1,4 +1,4 @@
-"""``%tk connect [NAME ...] [--timeout S]``: connect MCP servers; returns the status table."""
+"""``%tk connect [NAME ...] [--timeout S] [--locked]``: connect MCP servers; the status table."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ PARSER = MagicParser("connect", "Connect the project's MCP servers (all, or thos
 PARSER.add_argument("names", nargs="*")
 PARSER.add_argument("--timeout", type=positive_seconds, default=None,
                     help="seconds per server (default: %%config ToolkitMagics.connect_timeout)")
+PARSER.add_argument("--locked", action="store_true",
+                    help="keep tools that differ from toolmatrix.lock out (fails listing them)")
 
 
 @subcommand("connect", "connect")
@@ -24,4 +26,4 @@ def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
     project = magics.require_project()
     timeout = args.timeout or configured("connect_timeout", magics.connect_timeout,
                                          positive_seconds)
-    return project.connect(args.names or None, timeout=timeout)
+    return project.connect(args.names or None, timeout=timeout, locked=args.locked)
