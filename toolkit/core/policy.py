@@ -290,6 +290,7 @@ class Policy:
         self._pending.clear()
         self._unextendable.clear()
         self._codes = None
+        self._argument_cache.clear()
 
     def _replace_pool(self, pool: ToolPool) -> None:
         old, self.pool = self.pool, pool

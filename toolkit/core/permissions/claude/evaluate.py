@@ -48,6 +48,7 @@ from .rules import (
     PermissionRule,
     canonical_tool,
 )
+from .settings import Hook as SettingsHook
 from .settings import Settings
 
 __all__ = ["CallContext", "RuleSet", "check_call", "context_for"]
@@ -92,6 +93,7 @@ class CallContext:
     agent: str
     notes: tuple[str, ...] = ()
     mode_step: Step | None = None
+    hooks: tuple[SettingsHook, ...] = ()  # the PreToolUse hooks configured in settings
 
 
 def context_for(settings: Settings | None, rules: RuleSet, *, agent: AgentPermissions | None,
@@ -115,7 +117,8 @@ def context_for(settings: Settings | None, rules: RuleSet, *, agent: AgentPermis
         dirs.append(absolute(value, dirs[0], home))
     step = Step("mode", "pass", f"{effective} ({why})", rule)
     return CallContext(rules, effective, dirs[0], tuple(dict.fromkeys(dirs)), home, hook,
-                       agent.name if agent else "main", tuple(notes), step)
+                       agent.name if agent else "main", tuple(notes), step,
+                       settings.hooks if settings is not None else ())
 
 
 def _session_mode(settings: Settings | None, mode: str | None) -> tuple[str, str, Rule]:
@@ -155,9 +158,16 @@ def check_call(ctx: CallContext, tool: str, args: Mapping[str, Any],
 
 
 def _hook_steps(ctx: CallContext, tool: str) -> list[Step]:
+    """Configured PreToolUse hooks for ``tool`` (never run here) and the what-if answer."""
+    steps = [Step("hook", "skip", f"PreToolUse hook {h.command!r} (matcher {h.matcher!r}) runs "
+                                  "before this call and may change the outcome; it is not run "
+                                  "here: pass hook='allow'|'deny'|'ask' to see its effect",
+                  Rule(kind="none", pattern="PreToolUse", layer=h.layer, file=h.file,
+                       line=h.line))
+             for h in ctx.hooks if h.applies_to(tool)]
     if ctx.hook is not None:
-        return [Step("hook", "pass", f"what-if: the PreToolUse hook answers {ctx.hook!r}")]
-    return []
+        steps.append(Step("hook", "pass", f"what-if: the PreToolUse hook answers {ctx.hook!r}"))
+    return steps
 
 
 def _front_matter(agent: AgentPermissions, tool: str, args: Mapping[str, Any],
@@ -227,9 +237,12 @@ def _read_facts(ctx: CallContext, tool: str, args: Mapping[str, Any]) -> CallFac
     path = _path_of(ctx, tool, args)
     variants = real_variants(path)
     names = _names(tool, args)
+    # a search root (Grep, Glob, LS): a rule denying what is under it restricts the search
+    searched = (*variants, *(v.rstrip("/") + "/-" for v in variants)) if tool != "Read" and (
+        "file_path" not in args) else variants
 
     def restricts(rule: PermissionRule) -> bool:
-        return rule.tool == "Read" and any(rule.path_matches(v, ctx.cwd) for v in variants)
+        return rule.tool == "Read" and any(rule.path_matches(v, ctx.cwd) for v in searched)
 
     def allows(rule: PermissionRule) -> bool:
         return all(rule.path_matches(v, ctx.cwd) for v in variants)

@@ -38,26 +38,26 @@ class ClaudePermissions:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._rulesets: dict[str | None, RuleSet] = {}
-        self._agents: dict[str, AgentPermissions] = {}
+        self._rulesets: dict[str | None, tuple[AgentPermissions | None, RuleSet]] = {}
+        self._agents: dict[str, tuple[AgentDefinition, AgentPermissions]] = {}
 
     # -- per call ---------------------------------------------------------------------------------
 
     def agent(self, definition: AgentDefinition) -> AgentPermissions:
-        """A subagent's permission front matter (cached)."""
+        """A subagent's permission front matter (cached while the definition is the same)."""
         found = self._agents.get(definition.name)
-        if found is None:
-            found = self._agents[definition.name] = agent_permissions(definition)
-        return found
+        if found is None or found[0] is not definition:
+            found = self._agents[definition.name] = (definition, agent_permissions(definition))
+        return found[1]
 
     def ruleset(self, agent: AgentPermissions | None) -> RuleSet:
         """The settings rules, plus a subagent's argument-pattern tools entries (layer agent)."""
         key = agent.name if agent is not None else None
         found = self._rulesets.get(key)
-        if found is None:
+        if found is None or found[0] is not agent:
             rules = [*self.settings.rules, *(agent.allow_rules if agent else ())]
-            found = self._rulesets[key] = RuleSet(rules)
-        return found
+            found = self._rulesets[key] = (agent, RuleSet(rules))
+        return found[1]
 
     def check_call(self, tool: str, args: Mapping[str, Any] | None,
                    definition: AgentDefinition | None, *, mode: str | None, cwd: str | None,
@@ -66,7 +66,8 @@ class ClaudePermissions:
         agent = self.agent(definition) if definition is not None else None
         ctx = context_for(self.settings, self.ruleset(agent), agent=agent, mode=mode,
                           cwd=cwd or self.settings.root, hook=hook)
-        return check_call(ctx, tool, dict(args or {}), agent, known)
+        call = {} if args is None else dict(args) if isinstance(args, Mapping) else args
+        return check_call(ctx, tool, call, agent, known)
 
     # -- name level --------------------------------------------------------------------------------
 

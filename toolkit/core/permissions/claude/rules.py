@@ -135,8 +135,9 @@ class PermissionRule:
 
     @property
     def spec(self) -> str | None:
-        """The specifier inside the parentheses (None for a bare tool name)."""
-        return self.rule.spec
+        """The specifier inside the parentheses (None for a bare tool name; ``Bash(*)`` and
+        ``Bash()`` are bare: "Bash(*) is equivalent to Bash")."""
+        return None if self.form in ("tool", "name-glob", "mcp-server") else self.rule.spec
 
     # -- which tools a rule concerns ----------------------------------------------------------
 
@@ -266,7 +267,11 @@ def parse_rule(text: object, kind: Kind, *, layer: str | None = None, file: str 
                else f"a rule must be a string, not {type(text).__name__}")
         return PermissionRule(rule, str(text), "skipped", anchors, skipped=why)
     name, spec = split
-    rule = Rule(kind=kind, pattern=name, spec=spec, layer=layer, file=file, line=line, agent=agent)
+    shown = str(text).strip()
+    written = spec if spec is not None or not shown.endswith(")") else (
+        shown[len(name):].strip()[1:-1])  # keep Bash(*) as written
+    rule = Rule(kind=kind, pattern=name, spec=written, layer=layer, file=file, line=line,
+                agent=agent)
     tool = canonical_tool(name)
     if not _TOOL_NAME.match(name):
         return PermissionRule(rule, tool, "skipped", anchors,
