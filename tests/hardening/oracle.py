@@ -3,7 +3,11 @@
 Written from the spec text, not from ``toolkit.core.resolve``: it loops over
 every tool and every rule with ``fnmatchcase`` and applies the steps in order
 (pool, deny, allow, parent ceiling, coordination, groups, state) and the
-preset table. Nothing here imports toolkit.
+preset table. Under work-agent, SPEC section 3's delegation rules for a parent
+without a ``delegation`` block: every child loses work-agent's default
+child-blocked control tools, and spawning stops at ``maxDepth`` (default 2).
+(``denyApprovals`` needs approval-bound tools, which these cases never have.)
+Nothing here imports toolkit.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ PRESET_TABLE: dict[str, dict[str, object]] = {
                     "strip": True, "max_depth": 3},
 }
 COORDINATION = {"claude-code": ("Task", "Agent")}
+#: SPEC section 3, work-agent: a delegated child always loses these control tools; the
+#: ``server_*`` form names every tool whose name starts with ``server_``.
+CHILD_BLOCKED = ("stallion-control_send_message", "stallion-control_add_*",
+                 "stallion-control_create_*", "stallion-control_delete_*",
+                 "stallion-control_update_*", "stallion-control_run_job")
+DELEGATION_MAX_DEPTH = 2  # SPEC section 3: the delegation block's maxDepth, default 2
 DEFAULT_COORDINATION = ("spawn_agents", "list_available_agents")
 
 
@@ -101,6 +111,12 @@ def check_definitions(pool: dict[str, OTool], agents: dict[str, OAgent], preset:
                 raise OracleDefinitionError(f"{agent.name}: unknown {rule}")
 
 
+def child_blocked(tool: OTool) -> bool:
+    """SPEC section 3: one of work-agent's default child-blocked tools (exact or ``x_*``)."""
+    return any(tool.name == p or (p.endswith("_*") and tool.name.startswith(p[:-1]))
+               for p in CHILD_BLOCKED)
+
+
 def steps_1_to_6(pool: dict[str, OTool], level: Level, preset: str) -> frozenset[str]:
     """Pool, deny (accumulated down the tree), allow, ceiling, coordination."""
     row = PRESET_TABLE[preset]
@@ -109,6 +125,9 @@ def steps_1_to_6(pool: dict[str, OTool], level: Level, preset: str) -> frozenset
     for name, tool in pool.items():  # step 1: only the snapshot's tools
         # step 3: deny of the agent and every ancestor; deny always wins
         if any(rule_hits(r, tool) for a in (*level.ancestors, agent) for r in a.deny):
+            continue
+        # work-agent: a delegated child loses the default child-blocked control tools
+        if depth > 0 and preset == "work-agent" and child_blocked(tool):
             continue
         # step 4: allow
         if agent.allow is None:
@@ -211,6 +230,8 @@ class OracleSession:
             raise PermissionError("groups beyond the parent's")
         level = Level(self.agents[agent], parent.depth + 1, groups, parent.state,
                       (*parent.ancestors, parent.agent), self.allowed)
+        if self.preset == "work-agent" and parent.depth >= DELEGATION_MAX_DEPTH:
+            raise OracleSpawnError(f"{agent}: delegation depth limit")
         if spawn_errors(self.pool, level, self.preset):
             raise OracleSpawnError(agent)
         return OracleSession(self.pool, self.agents, self.preset, level)

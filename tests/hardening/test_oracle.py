@@ -39,7 +39,7 @@ from toolkit.runtime.builtins import CallResult
 
 PRESETS = ["strict", "emergent", "work-agent", "adh-cli", "trustgraph", "mux", "claude-code"]
 TOOL_NAMES = ["t0", "t1", "t2", "t3", "t4", "spawn_agents", "list_available_agents", "Task",
-              "Agent"]
+              "Agent", "stallion-control_send_message", "stallion-control_add_agent"]
 GROUPS = ["default", "g1", "g2"]
 STATES = ["undefined", "s1", "s2"]
 PATTERNS = [*TOOL_NAMES, "zz_unknown", "t*", "*", "t[0-2]", "?3", "*_agents", "list_*", "[TA]*",

@@ -60,6 +60,9 @@ def _deny(grant: Grant, tool: str) -> Step:
     rule = grant.denied.get(tool)
     if rule is None:
         return Step("deny", "pass", "no deny rule matches")
+    note = grant.notes.get(("deny", tool))
+    if note is not None:  # a rule the agent inherits from its parent's delegation block
+        return Step("deny", "fail", note, rule)
     owner = "project" if rule.agent is None else f"agent {rule.agent!r}"
     return Step("deny", "fail", f"denied by {owner}: {rule.pattern!r}", rule)
 
@@ -86,6 +89,9 @@ def _ceiling(grant: Grant, tool: str) -> Step:
         return Step("ceiling", "skip", "root agent: no parent ceiling")
     if tool in grant.outside_ceiling:
         rule = grant.outside_ceiling[tool] or NO_RULE
+        note = grant.notes.get(("ceiling", tool))
+        if note is not None:
+            return Step("ceiling", "fail", note, rule)
         return Step("ceiling", "fail", f"parent {grant.lineage.id!r} does not hold {tool} "
                                        f"(groups {groups_label(grant.lineage.groups)}, "
                                        f"state {grant.lineage.state})", rule)

@@ -22,6 +22,7 @@ __all__ = [
     "NO_RULE",
     "AgentDefinition",
     "BuiltinPolicy",
+    "Delegation",
     "Request",
     "Rule",
     "ServerConfig",
@@ -68,8 +69,13 @@ class Rule(_Frozen):
     target: str | None = None  # the alias target, for kind == "alias"
     #: a permission rule's argument pattern: "npm test:*" of ``Bash(npm test:*)``
     spec: str | None = None
-    #: where a permission rule comes from: managed, cli, local, project, user, agent
+    #: where a permission rule comes from: managed, cli, local, project, user, agent; and
+    #: "delegation" for a rule a work-agent parent's ``delegation`` block puts on its children
     layer: str | None = None
+    #: how the pattern is matched: None = SPEC section 4 (exact names, ``fnmatch`` globs);
+    #: "work-agent" = as work-agent matches its lists (``server_*``, ``server/*``, original
+    #: or normalised names; see :mod:`toolkit.core.workagent_rules`)
+    syntax: Literal["work-agent"] | None = None
 
     @cached_property
     def is_glob(self) -> bool:
@@ -164,6 +170,24 @@ class Tool(_Frozen):
         return (self.name, f"mcp__{self.server}__{bare}", bare)
 
 
+class Delegation(_Frozen):
+    """work-agent's ``delegation`` block: how an agent's delegated children are shaped.
+
+    ``allowed`` (``allowedTools``, None when not given) and ``blocked``
+    (``blockedTools``) are rules in work-agent's pattern syntax; ``deny_approvals``:
+    a child's approval-bound tools are denied, not asked. ``max_depth`` becomes the
+    agent's own ``max_depth``. An agent without the block has the defaults.
+    """
+
+    max_depth: int | None = None
+    allowed: tuple[Rule, ...] | None = None
+    blocked: tuple[Rule, ...] = ()
+    deny_approvals: bool = True
+    deny_approvals_line: int | None = None
+    file: str | None = None
+    line: int | None = None
+
+
 class AgentDefinition(_Frozen):
     """An agent as written in its file: its rules and where each came from.
 
@@ -190,6 +214,8 @@ class AgentDefinition(_Frozen):
     guidelines: dict[str, str] = Field(default_factory=dict)
     guideline_lines: dict[str, int] = Field(default_factory=dict)
     max_depth: int | None = None
+    #: work-agent's ``delegation`` block (None: the file has none)
+    delegation: Delegation | None = None
     variables: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
 

@@ -13,10 +13,13 @@ import re
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cached_property
+from typing import Any, TypeVar
 
 from .models import Tool
 
 __all__ = ["NameIndex", "ToolPool", "glob_match"]
+
+_T = TypeVar("_T")
 
 
 class ToolPool(Mapping[str, Tool]):
@@ -39,6 +42,7 @@ class ToolPool(Mapping[str, Tool]):
         # the sorted names can be extended instead of rebuilt. A weak reference: pools
         # must not keep every earlier pool alive.
         self._base: tuple[weakref.ref[ToolPool], ToolPool] | None = None
+        self._derived: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]
@@ -58,6 +62,14 @@ class ToolPool(Mapping[str, Tool]):
             if added.extends_cleanly(base):
                 return base.index.extended(added.index)
         return NameIndex(self._tools.values())
+
+    def derived(self, key: str, build: Callable[[ToolPool], _T]) -> _T:
+        """A value computed from this pool once (a pool never changes), such as another
+        runtime's table of its own names for the tools (:mod:`toolkit.core.workagent_rules`)."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        value: _T = self._derived[key]
+        return value
 
     @cached_property
     def names(self) -> tuple[str, ...]:

@@ -31,6 +31,12 @@ class Preset(BaseModel):
     strip_coordination: bool
     max_depth: int | None  # None: no depth limit
     coordination_tools: tuple[str, ...] = ("spawn_agents", "list_available_agents")
+    #: work-agent's delegation rules: a parent's ``delegation`` block (or its defaults) shapes
+    #: each child, a spawn at depth >= max_depth fails (SPEC section 3, work-agent bullet)
+    delegation: bool = False
+    #: what a session does with an ``ask`` tool when no approval callback is registered:
+    #: refuse the call, or run it (work-agent auto-approves when it has no way to ask)
+    unasked: Literal["refuse", "run"] = "refuse"
 
     @property
     def unknown_is_error(self) -> bool:
@@ -47,7 +53,7 @@ PRESETS: dict[str, Preset] = {
                child_extra="drop-warn", strip_coordination=True, max_depth=2),
         Preset(name="work-agent", unknown_name="warn-unavailable", omitted_root="all-of-use",
                empty_list="all-of-use", child_extra="drop-warn", strip_coordination=False,
-               max_depth=2),
+               max_depth=2, delegation=True, unasked="run"),
         Preset(name="adh-cli", unknown_name="error-list", omitted_root="none", empty_list="none",
                child_extra="drop-warn", strip_coordination=False, max_depth=2),
         Preset(name="trustgraph", unknown_name="warn", omitted_root="all", empty_list="none",

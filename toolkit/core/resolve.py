@@ -16,9 +16,10 @@ from typing import Any
 
 from ..errors import Problem
 from .decision import Effect, Reason, Verdict, decide
-from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Rule, Tool, groups_label
+from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Delegation, Rule, Tool, groups_label
 from .pool import ToolPool
 from .presets import Preset
+from .workagent_rules import DEFAULT_CHILD_BLOCKED_TOOLS, work_agent_names
 
 __all__ = [
     "Grant",
@@ -81,6 +82,9 @@ class Grant:
     errors: list[Problem] = field(default_factory=list)
     spawn_errors: list[Problem] = field(default_factory=list)
     glob_hits: dict[Rule, bool] = field(default_factory=dict)  # reported globs: matched any?
+    #: (step, tool) -> why a rule that is not the agent's own fails that step for the tool
+    #: (a work-agent parent's delegation block)
+    notes: dict[tuple[str, str], str] = field(default_factory=dict)
     added: Grant | None = None  # set by incremental.merge_grant: the steps over the added tools
     added_only: bool = False  # compiled over added tools only (see compile_grant)
     exact_missing: bool = False  # some exact name a rule writes is not (uniquely) in the pool
@@ -98,7 +102,11 @@ class Grant:
         while name in self.aliases and seen < 64:
             name = self.aliases[name]
             seen += 1
-        return self.pool.index.lookup(name)
+        found = self.pool.index.lookup(name)
+        if found is None and self.agent.format == "work-agent":
+            # work-agent's own names: sat-outlook_calendar_view, satOutlook_calendarView
+            found = work_agent_names(self.pool).lookup(name)
+        return found
 
 
 def group_ok(tool: Tool, groups: tuple[str, ...]) -> bool:
@@ -141,6 +149,7 @@ def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
     _step_depth_limit(grant)
     _step_coordination(grant)
     _step_approval(grant, project)
+    _step_delegation(grant)
     grant.warnings.extend(glob_warnings(grant))
     return grant
 
@@ -219,6 +228,8 @@ def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
     pattern = str(rule.pattern)
     if grant.added_only and not rule.is_glob:
         return frozenset()
+    if rule.syntax == "work-agent" and pattern not in grant.aliases:
+        return _match_work_agent(grant, rule, report_unknown=report_unknown)
     if rule.is_glob:
         hits = grant.pool.index.glob(pattern)
         if report_unknown:
@@ -231,6 +242,17 @@ def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
     if status == "ambiguous":
         _ambiguous(grant, rule, pattern)
     return frozenset()
+
+
+def _match_work_agent(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
+    """A rule of a work-agent list, matched as work-agent matches it (``workagent_rules``)."""
+    hits = work_agent_names(grant.pool).match(rule)
+    if rule.is_glob:
+        if report_unknown:
+            grant.glob_hits[rule] = grant.glob_hits.get(rule, False) or bool(hits)
+    elif not hits:
+        grant.exact_missing = True
+    return hits
 
 
 # -- step 3: explicit deny ----------------------------------------------------------------------
@@ -265,6 +287,8 @@ def _step_range(grant: Grant) -> None:
         tools |= hits
     for server in agent.use_servers:
         tools |= {t.name for t in grant.pool.values() if t.server == server}
+        if server in grant.pool and grant.pool[server].server is None:
+            tools.add(server)  # a catalog builtin listed in mcpServers (work-agent loads both)
     grant.in_range = frozenset(tools)
 
 
@@ -441,6 +465,90 @@ def _step_approval(grant: Grant, project: ProjectRules) -> None:
     for tool in grant.allowed:
         if tool not in approved:
             grant.ask.setdefault(tool, marker)
+
+
+# -- work-agent delegation: what a parent's ``delegation`` block does to its child ----------------
+
+def _step_delegation(grant: Grant) -> None:
+    """Under a preset with work-agent's delegation rules, the spawning parent shapes the child.
+
+    The parent's ``delegation`` block (work-agent's defaults when it has none): a spawn
+    from depth >= ``max_depth`` fails; a tool outside ``allowedTools`` (when given)
+    fails the ceiling step; ``blockedTools`` and work-agent's default child-blocked
+    control tools fail the deny step, and with ``denyApprovals`` (default true) so do
+    the child's approval-bound tools (denied instead of asked).
+    """
+    lineage = grant.lineage
+    if lineage is None or not grant.preset.delegation or not lineage.ancestors:
+        return
+    parent = lineage.ancestors[-1]
+    block = parent.delegation or Delegation()
+    _delegation_depth(grant, parent, block)
+    _delegation_allowed(grant, parent, block)
+    _delegation_blocked(grant, parent, block)
+    if block.deny_approvals:
+        _delegation_approvals(grant, parent, block)
+
+
+def _delegation_depth(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
+    """work-agent refuses to delegate from depth >= maxDepth (``createChildDelegationContext``)."""
+    lineage = grant.lineage
+    assert lineage is not None
+    limit = lineage.max_depth
+    if limit is not None and lineage.depth >= limit:
+        grant.spawn_errors.append(Problem(
+            block.file or parent.file, block.line or parent.line,
+            f"Delegation depth limit reached ({limit}). Start a fresh top-level conversation "
+            f"to delegate again. ({parent.name!r} at depth {lineage.depth} may not spawn "
+            f"{grant.agent.name!r}: max_depth {limit})"))
+
+
+def _delegation_allowed(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
+    """A child keeps only the tools matching its parent's ``delegation.allowedTools``."""
+    if not block.allowed:
+        return
+    kept: set[str] = set()
+    for rule in block.allowed:
+        kept |= _match(grant, rule, report_unknown=False)
+    patterns = ", ".join(repr(r.pattern) for r in block.allowed)
+    where = Rule(kind="allow", pattern=patterns, agent=parent.name, file=block.allowed[0].file,
+                 line=block.allowed[0].line, layer="delegation", syntax="work-agent")
+    for tool in set(grant.allowed) - kept - grant.outside_ceiling.keys():
+        grant.outside_ceiling[tool] = where
+        grant.notes[("ceiling", tool)] = (f"{tool} is not in {parent.name!r}'s "
+                                          f"delegation.allowedTools ({patterns}): a delegated "
+                                          "child keeps only those")
+
+
+def _delegation_blocked(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
+    """work-agent's default child-blocked control tools, then ``delegation.blockedTools``."""
+    defaults = [Rule(kind="deny", pattern=p, agent=parent.name, file=block.file,
+                     line=block.line, layer="delegation", syntax="work-agent")
+                for p in DEFAULT_CHILD_BLOCKED_TOOLS]
+    for rule, default in [*((r, True) for r in defaults), *((r, False) for r in block.blocked)]:
+        for tool in _match(grant, rule, report_unknown=False) & grant.allowed.keys():
+            if tool in grant.denied:
+                continue
+            grant.denied[tool] = rule
+            grant.notes[("deny", tool)] = (
+                f"{rule.pattern!r} is one of work-agent's default child-blocked control tools: "
+                "no delegated child keeps it" if default else
+                f"{parent.name!r}'s delegation.blockedTools {rule.pattern!r} blocks it for a "
+                "delegated child")
+
+
+def _delegation_approvals(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
+    """``denyApprovals``: a delegated child's approval-bound tools are denied, not asked."""
+    line = block.deny_approvals_line or block.line
+    how = "set" if block.deny_approvals_line else "default"
+    for tool in grant.ask.keys() & grant.allowed.keys():
+        if tool in grant.denied:
+            continue
+        grant.denied[tool] = Rule(kind="deny", pattern=tool, agent=parent.name,
+                                  file=block.file, line=line, layer="delegation")
+        grant.notes[("deny", tool)] = (f"{tool} needs approval, and {parent.name!r}'s "
+                             f"delegation.denyApprovals ({how} true) denies a delegated "
+                             "child's approval-bound tools instead of asking")
 
 
 # -- steps 7 and 8: the request -----------------------------------------------------------------

@@ -177,7 +177,16 @@ class Session:
         return result
 
     async def _approve(self, tool: str, args: dict[str, Any]) -> None:
+        """Ask the approval callback about ``tool``; without one the preset decides."""
         callback = self.approval or self.project.approval
+        if callback is None and self.grant.preset.unasked == "run":
+            # work-agent: "No approval mechanism (e.g. silent invocation) - auto-approve"
+            self.project.audit_log.record(
+                "approval", request_id=self.request_id, agent_id=self.id, tool=tool,
+                state=self._state, outcome="auto-approved",
+                reason=f"no approval callback: under the {self.grant.preset.name} preset an "
+                       "approval-bound tool runs when nothing can ask")
+            return
         if callback is None:
             self.project.audit_call(self, tool, tool, "blocked", Reason.APPROVAL.value,
                                     effect=Effect.ASK.value, error="no approval callback")
