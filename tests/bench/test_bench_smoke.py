@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import calls, fanout, imports, resolution
+from bench import calls, fanout, imports, permissions, resolution
 from bench.gen import contexts, generate
 from bench.run import main, table
 
@@ -64,3 +64,10 @@ def test_command_writes_results(tmp_path: Path) -> None:
     assert main(["--quick", "--no-peers", "--only", "5", "--out", str(out)]) == 0
     text = out.read_text()
     assert "Machine:" in text and "| 5." in text
+
+
+def test_permission_rows(tmp_path: Path) -> None:
+    """Figure 6: check_call against ~250 rules is measured (and decided right) at a tiny size."""
+    rows = permissions.measure(5, workdir=tmp_path)
+    assert [r.figure.split(" ", 1)[0] for r in rows] == ["6.", "6b."]
+    assert all(r.ours > 0 for r in rows) and "250 rules" in rows[0].note

@@ -56,6 +56,14 @@ def test_a_compound_statements_redirect_is_its_own_command() -> None:
     parsed = shell.parse("(cd a && make) > build.log")
     assert [c.text for c in parsed.commands] == ["cd a", "make", ""]
     assert parsed.commands[-1].redirects[0].target == "build.log"
+    assert parsed.commands[-1].source == "> build.log"
+
+
+def test_a_redirection_after_a_list_belongs_to_its_last_command() -> None:
+    """The grammar hangs ``> f`` on the whole ``a && b > f``; bash gives it to ``b``."""
+    parsed = shell.parse("git add -A && echo $(date) >> .git/hooks/pre-commit")
+    assert [(c.text, [r.target for r in c.redirects]) for c in parsed.commands] == [
+        ("git add -A", []), ("echo $(date)", [".git/hooks/pre-commit"]), ("date", [])]
 
 
 def test_code_strings_are_parsed_with_their_label() -> None:

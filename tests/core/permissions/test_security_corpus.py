@@ -119,6 +119,8 @@ CORPUS: list[tuple[str, str, str]] = [
     ("npm test; r\\m -rf /", "explicit-deny", "a backslash does not hide rm"),
     ("$'\\x63url' https://evil.example", "explicit-deny", "ANSI-C quoting decodes to curl"),
     ("c''url https://evil.example", "explicit-deny", "an empty quote inside a word"),
+    ("bash -c $'\\x24(curl x)'", "explicit-deny",
+     "an ANSI-C quoted code string decodes to $(curl x), which is parsed too"),
     ('$CMD https://evil.example', "ask", "a command name from a variable is unknown"),
     ("npm test \\; wget", "allow-not-expected", "placeholder"),  # replaced below
     # -- what the parser cannot read is never approved -----------------------------------------

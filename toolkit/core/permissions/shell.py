@@ -19,7 +19,7 @@ Nothing here knows any runtime's rule language: Claude Code's matcher
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +133,7 @@ class _Walker:
 
     def __init__(self) -> None:
         self.found: list[SimpleCommand] = []
+        self.substitutes = True  # whether any $(...), `...`, <(...) or >(...) can be in it
 
     def walk_source(self, source: bytes, context: str, depth: int) -> str | None:
         """Parse ``source`` and collect its commands; returns a problem or None."""
@@ -142,7 +143,12 @@ class _Walker:
         root = tree.root_node
         if root.has_error:
             return _syntax_problem(root)
-        return self._statement(root, context, depth)
+        outer = self.substitutes
+        self.substitutes = any(m in source for m in (b"$(", b"`", b"<(", b">("))
+        try:
+            return self._statement(root, context, depth)
+        finally:
+            self.substitutes = outer
 
     def _statement(self, node: Node, context: str, depth: int) -> str | None:
         """Any statement: a command, or something holding statements (lists, loops, ...)."""
@@ -178,18 +184,30 @@ class _Walker:
         redirects = tuple(r for child in redirect_nodes for r in _redirects(child))
         heredocs = tuple(_text(h) for child in redirect_nodes
                          for h in _find(child, ("heredoc_body",)))
+        problem: str | None = None
         if body is not None and body.type == "command":
             problem = self._command(body, redirects, heredocs, context, depth)
         elif body is not None:
+            before = len(self.found)
             problem = self._statement(body, context, depth)
-            if problem is None and redirects:  # a compound statement's redirections
-                self.found.append(SimpleCommand((), (), redirects, context=context,
-                                                source=_text(node)))
-        else:
-            problem = None
+            if problem is None and redirects:
+                self._attach(body, before, redirects, context)
         for child in redirect_nodes:
             problem = problem or self._substitutions(child, context, depth)
         return problem
+
+    def _attach(self, body: Node, before: int, redirects: tuple[Redirect, ...],
+                context: str) -> None:
+        """Redirections after a list or pipeline belong to its last command (the grammar
+        hangs them on the whole ``a && b > f``; bash gives them to ``b``); after a subshell
+        or group they are a command of their own."""
+        mine = [i for i in range(before, len(self.found)) if self.found[i].context == context]
+        if body.type in ("list", "pipeline") and mine:  # not a command of a substitution
+            last = self.found[mine[-1]]
+            self.found[mine[-1]] = replace(last, redirects=(*last.redirects, *redirects))
+            return
+        shown = " ".join(f"{r.op} {r.target}" for r in redirects)
+        self.found.append(SimpleCommand((), (), redirects, context=context, source=shown))
 
     def _command(self, node: Node, redirects: tuple[Redirect, ...], heredocs: tuple[str, ...],
                  context: str, depth: int) -> str | None:
@@ -250,6 +268,8 @@ class _Walker:
 
     def _substitutions(self, node: Node, context: str, depth: int) -> str | None:
         """The commands inside ``$(...)``, backticks and ``<(...)`` anywhere under ``node``."""
+        if not self.substitutes:
+            return None  # no substitution anywhere in the string
         for sub in _find(node, ("command_substitution", "process_substitution")):
             label = "<(...)" if sub.type == "process_substitution" else (
                 "`...`" if _text(sub).startswith("`") else "$(...)")
@@ -312,6 +332,8 @@ def _double_quoted(node: Node) -> str:
 
 def _unescape(text: str) -> str:
     """An unquoted word's backslashes: ``\\x`` is ``x``; a backslash-newline joins lines."""
+    if "\\" not in text:
+        return text
     out = []
     i = 0
     while i < len(text):
@@ -334,7 +356,7 @@ def _ansi_c(body: str) -> str:
 
 
 def _has_glob(text: str) -> bool:
-    return any(c in text for c in "*?[")
+    return "*" in text or "?" in text or "[" in text
 
 
 def _assignment(node: Node) -> tuple[str, str]:

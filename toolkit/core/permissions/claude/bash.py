@@ -12,6 +12,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..paths import absolute, is_under
 from ..shell import SimpleCommand
@@ -104,8 +105,9 @@ class CommandForms:
     exact_only: bool
 
 
+@lru_cache(maxsize=4096)
 def forms(command: SimpleCommand) -> CommandForms:
-    """The spellings of ``command`` that Claude Code's rules are matched against."""
+    """The spellings of ``command`` that Claude Code's rules are matched against (cached)."""
     argv = command.argv
     stripped = _strip_wrappers(argv)
     unsafe = [f"{k}={v}" for k, v in command.assignments

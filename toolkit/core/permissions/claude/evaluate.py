@@ -8,9 +8,11 @@ decided part by part and combined by :func:`~toolkit.core.decision.combine_parts
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -47,6 +49,7 @@ from .rules import (
     SHELL_TOOLS,
     PermissionRule,
     canonical_tool,
+    command_alternation,
 )
 from .settings import Hook as SettingsHook
 from .settings import Settings
@@ -62,15 +65,66 @@ class RuleSet:
 
     def __init__(self, rules: Iterable[PermissionRule]) -> None:
         self._by: dict[tuple[str, str], list[tuple[int, PermissionRule]]] = defaultdict(list)
+        self._positions: dict[int, PermissionRule] = {}
+        self._where: dict[int, int] = {}
         for position, rule in enumerate(rules):
             if rule.skipped is None:
                 family = "name" if rule.form in _NAME_FORMS else rule.form
                 self._by[(rule.kind, family)].append((position, rule))
+                self._positions[position] = rule
+                self._where[id(rule.rule)] = position
+        # (kind, tool, exact only) -> every such command rule as one regex (built on first use)
+        self._alternations: dict[tuple[str, str, bool], re.Pattern[str] | None] = {}
+        self._static: dict[tuple[str, str], tuple[int, PermissionRule] | None] = {}
 
-    def first(self, kind: str, matches: Mapping[str, Match]) -> Rule | None:
-        """The first rule of ``kind`` (in layer order) that its family's matcher accepts."""
-        best: tuple[int, PermissionRule] | None = None
+    def command(self, kind: str, tool: str, texts: Iterable[str], *, exact_only: bool = False
+                ) -> tuple[int, PermissionRule] | None:
+        """The first command rule of ``kind`` for ``tool`` (``Bash(...)``) that matches one of
+        ``texts`` — one regex per rule set instead of a loop over rules."""
+        key = (kind, tool, exact_only)
+        if key not in self._alternations:
+            chosen = [(p, r) for p, r in self._by.get((kind, "command"), ())
+                      if r.tool == tool and (not exact_only or r.exact_command)]
+            self._alternations[key] = command_alternation(chosen)
+        regex = self._alternations[key]
+        if regex is None:
+            return None
+        found = [int(str(m.lastgroup)[1:]) for t in texts if (m := regex.fullmatch(t))]
+        if not found:
+            return None
+        return min(found), self._positions[min(found)]
+
+    def position(self, rule: Rule) -> int:
+        """Where ``rule`` stands in layer order (for two matches found separately)."""
+        return self._where.get(id(rule), len(self._positions))
+
+    def _named(self, kind: str, names: _Names) -> tuple[int, PermissionRule] | None:
+        """The first name-level rule of ``kind`` for a tool: the rules that do not look at
+        arguments are indexed per tool once, parameter rules are tried per call."""
+        key = (kind, names.tool)
+        if key not in self._static:
+            self._static[key] = next(
+                ((p, r) for p, r in self._by.get((kind, "name"), ())
+                 if r.form != "param" and r.names(names.tool)), None)
+        found = self._static[key]
+        for position, rule in self._by.get((kind, "name"), ()):
+            if found is not None and position > found[0]:
+                break
+            if rule.form == "param" and names(rule):
+                return position, rule
+        return found
+
+    def first(self, kind: str, matches: Mapping[str, Match],
+              found: tuple[int, PermissionRule] | None = None) -> Rule | None:
+        """The first rule of ``kind`` (in layer order) that its family's matcher accepts
+        (``found``: a match already made in another family, such as :meth:`command`'s)."""
+        best = found
         for family, match in matches.items():
+            if isinstance(match, _Names):
+                named = self._named(kind, match)
+                if named is not None and (best is None or named[0] < best[0]):
+                    best = named
+                continue
             for position, rule in self._by.get((kind, family), ()):
                 if best is not None and position > best[0]:
                     break
@@ -201,13 +255,22 @@ def _front_matter(agent: AgentPermissions, tool: str, args: Mapping[str, Any],
 
 # -- one call of a non-shell tool -------------------------------------------------------------
 
-def _names(tool: str, args: Mapping[str, Any]) -> Match:
-    """A name-level rule: the tool by name, glob or MCP server, or one of its parameters."""
-    def match(rule: PermissionRule) -> bool:
+@dataclass(frozen=True)
+class _Names:
+    """A name-level rule for ``tool``: by name, glob or MCP server, or one of its parameters
+    (:meth:`RuleSet.first` answers it from an index instead of calling it per rule)."""
+
+    tool: str
+    args: Mapping[str, Any]
+
+    def __call__(self, rule: PermissionRule) -> bool:
         if rule.form == "param":
-            return rule.tool == tool and rule.param_matches(args)
-        return rule.names(tool)
-    return match
+            return rule.tool == self.tool and rule.param_matches(self.args)
+        return rule.names(self.tool)
+
+
+def _names(tool: str, args: Mapping[str, Any]) -> Match:
+    return _Names(tool, args)
 
 
 def _single(ctx: CallContext, tool: str, args: Mapping[str, Any]
@@ -343,7 +406,8 @@ def _bash(ctx: CallContext, tool: str, name: str, args: Mapping[str, Any], trace
     if parsed.problem is not None:
         return _unparseable(ctx, tool, name, command, parsed.problem, trace, warnings)
     cds = _cd_elsewhere(ctx, parsed.commands)
-    parts = [_part(ctx, name, c, cds) for c in parsed.commands]
+    parts = [_part(ctx, name, c, cds) if c.redirects else _pure_part(ctx, name, c, cds)
+             for c in parsed.commands]
     chosen = combine_parts([p.effect for p in parts])
     deciding = parts[chosen]
     label = f"part {chosen + 1} of {len(parts)} `{deciding.tool}`: " if len(parts) > 1 else ""
@@ -351,11 +415,11 @@ def _bash(ctx: CallContext, tool: str, name: str, args: Mapping[str, Any], trace
                           deciding.rule if deciding.rule is not NO_RULE else None,
                           label + deciding.message)
     if len(parts) == 1:
-        return replace(_decision(ctx, tool, name, verdict, trace + list(deciding.trace),
-                                 warnings), parts=tuple(parts))
+        return _decision(ctx, tool, name, verdict, trace + list(deciding.trace), warnings,
+                         tuple(parts))
     listing = " | ".join(f"`{p.tool}`" for p in parts)
     steps = [*trace, Step("split", "pass", f"{len(parts)} commands: {listing}")]
-    return replace(_decision(ctx, tool, name, verdict, steps, warnings), parts=tuple(parts))
+    return _decision(ctx, tool, name, verdict, steps, warnings, tuple(parts))
 
 
 def _unparseable(ctx: CallContext, tool: str, name: str, command: str, problem: str,
@@ -384,17 +448,30 @@ def _cd_elsewhere(ctx: CallContext, commands: Sequence[SimpleCommand]) -> bool:
     return False
 
 
+@lru_cache(maxsize=8192)
+def _pure_part(ctx: CallContext, tool: str, command: SimpleCommand, cd_elsewhere: bool
+               ) -> Decision:
+    """:func:`_part` of a command without redirections: a function of the rules, the context
+    and the command alone (no file is looked at), so each is worked out once."""
+    return _part(ctx, tool, command, cd_elsewhere)
+
+
 def _part(ctx: CallContext, tool: str, command: SimpleCommand, cd_elsewhere: bool) -> Decision:
     """One subcommand: the command's own facts, then each output redirection as a write."""
     shown = command.text or command.source
-    form = forms(command)
-    facts = replace(_command_facts(ctx, command, form, cd_elsewhere), what=f"`{shown}`")
-    checks: list[tuple[CallFacts, CallVerdict]] = [(facts, decide_call(facts, ctx.mode))]
+    checks: list[tuple[CallFacts, CallVerdict]] = []
+    if command.argv or command.assignments:  # not just the redirections of a group
+        facts = _command_facts(ctx, command, forms(command), cd_elsewhere, f"`{shown}`")
+        checks.append((facts, decide_call(facts, ctx.mode)))
     for redirect in command.redirects:
         if redirect.target == "/dev/null":
             continue  # "A /dev/null target isn't checked."
         rfacts = _redirect_facts(ctx, redirect, cd_elsewhere)
         checks.append((rfacts, decide_call(rfacts, ctx.mode)))
+    if not checks:  # only a /dev/null redirection: nothing runs, nothing is written
+        checks.append((CallFacts(safe=Reason.READ_ONLY, what=f"`{shown}`"),
+                       CallVerdict(Effect.ALLOW, Reason.READ_ONLY, None,
+                                   f"`{shown}` writes only to /dev/null")))
     chosen = combine_parts([v.effect for _, v in checks])
     verdict = checks[chosen][1]
     steps = [s for f, v in checks for s in _steps(f, v)]
@@ -405,48 +482,62 @@ def _part(ctx: CallContext, tool: str, command: SimpleCommand, cd_elsewhere: boo
 
 
 def _command_facts(ctx: CallContext, command: SimpleCommand, form: Any,
-                   cd_elsewhere: bool) -> CallFacts:
+                   cd_elsewhere: bool, what: str) -> CallFacts:
     rules = ctx.rules
     argv = form.argv
     offset = len(command.argv) - len(argv)
+    restrict = (*form.restrict, command.source)
+    allowed = rules.command("allow", "Bash", (form.allow,), exact_only=form.exact_only)
+    exact = rules.command("allow", "Bash", (command.source,), exact_only=True)
+    if exact is not None and (allowed is None or exact[0] < allowed[0]):
+        allowed = exact
+    safe = Reason.READ_ONLY if _is_read_only(ctx, command, argv, offset, cd_elsewhere) else None
+    facts = CallFacts(
+        deny=rules.first("deny", {}, rules.command("deny", "Bash", restrict)),
+        ask=rules.first("ask", {}, rules.command("ask", "Bash", restrict)),
+        allow=rules.first("allow", _BASH_BY_NAME, allowed),
+        safe=safe, edit=bool(argv) and argv[0] in ACCEPT_EDITS_COMMANDS,
+        inside=not any(command.dynamic[offset + 1:]),
+        critical=critical_target(argv, ctx.cwd, ctx.home, ctx.dirs[1:]), hook=ctx.hook,
+        what=what)
     reads, writes = touched_paths(argv)
+    return _file_command_facts(ctx, facts, reads, writes) if reads or writes else facts
+
+
+_BASH_BY_NAME = {"name": _names("Bash", {})}
+
+
+def _file_command_facts(ctx: CallContext, facts: CallFacts, reads: Sequence[str],
+                        writes: Sequence[str]) -> CallFacts:
+    """A recognised file command (cat, sed, rm, cp, tee ...): Read and Edit deny / ask rules
+    meet its paths, and a write may touch a protected path."""
     read_paths = [absolute(p, ctx.cwd, ctx.home) for p in reads]
     write_paths = [absolute(p, ctx.cwd, ctx.home) for p in writes]
+    touched = read_paths + write_paths
 
     def restricts(rule: PermissionRule) -> bool:
-        return rule.tool == "Bash" and any(rule.command_matches(t) for t in form.restrict)
-
-    def path_restricts(rule: PermissionRule) -> bool:
-        return (rule.tool == "Read" and any(rule.path_matches(p, ctx.cwd)
-                                           for p in read_paths + write_paths)) or (
+        return (rule.tool == "Read" and any(rule.path_matches(p, ctx.cwd) for p in touched)) or (
             rule.tool == "Edit" and any(rule.path_matches(p, ctx.cwd) for p in write_paths))
 
-    def path_asks(rule: PermissionRule) -> bool:
+    def asks(rule: PermissionRule) -> bool:
         return (rule.tool == "Read" and any(rule.path_matches(p, ctx.cwd) for p in read_paths)
                 ) or (rule.tool == "Edit" and any(rule.path_matches(p, ctx.cwd)
                                                   for p in write_paths))
 
-    def allows(rule: PermissionRule) -> bool:
-        if rule.tool != "Bash":
-            return False
-        if form.exact_only and not rule.exact_command:
-            return False
-        return rule.command_matches(form.allow) or (
-            rule.exact_command and rule.command_matches(command.source))
+    rules = ctx.rules
+    deny = rules.first("deny", {"path": restricts})
+    ask = rules.first("ask", {"path": asks})
+    return replace(
+        facts, deny=_earlier(rules, facts.deny, deny), ask=_earlier(rules, facts.ask, ask),
+        inside=facts.inside and all(inside(p, ctx.dirs) for p in touched),
+        protected=next((p for w in write_paths if (p := protected_path(w)) is not None), None))
 
-    everything = {"name": lambda rule: rule.form != "param" and rule.names("Bash")}
-    safe = None
-    if _is_read_only(ctx, command, argv, offset, cd_elsewhere):
-        safe = Reason.READ_ONLY
-    all_inside = all(inside(p, ctx.dirs) for p in read_paths + write_paths) and not any(
-        command.dynamic[offset + 1:])
-    return CallFacts(
-        deny=rules.first("deny", {"command": restricts, "path": path_restricts}),
-        ask=rules.first("ask", {"command": restricts, "path": path_asks}),
-        allow=rules.first("allow", {**everything, "command": allows}),
-        safe=safe, edit=bool(argv) and argv[0] in ACCEPT_EDITS_COMMANDS, inside=all_inside,
-        protected=next((p for w in write_paths if (p := protected_path(w)) is not None), None),
-        critical=critical_target(argv, ctx.cwd, ctx.home, ctx.dirs[1:]), hook=ctx.hook)
+
+def _earlier(rules: RuleSet, a: Rule | None, b: Rule | None) -> Rule | None:
+    """Of two matching rules, the one met first in layer order."""
+    if a is None or b is None:
+        return a or b
+    return a if rules.position(a) <= rules.position(b) else b
 
 
 def _is_read_only(ctx: CallContext, command: SimpleCommand, argv: tuple[str, ...], offset: int,
@@ -504,9 +595,9 @@ def _steps(facts: CallFacts, verdict: CallVerdict) -> list[Step]:
 
 
 def _decision(ctx: CallContext, tool: str, name: str, verdict: CallVerdict, trace: list[Step],
-              warnings: list[str]) -> Decision:
+              warnings: list[str], parts: tuple[Decision, ...] = ()) -> Decision:
     return Decision(agent=ctx.agent, tool=tool, canonical=name, effect=verdict.effect,
                     reason=verdict.reason, message=verdict.message,
                     rule=verdict.rule or NO_RULE, trace=tuple(trace), preset="claude-code",
                     warnings=tuple(dict.fromkeys(warnings)), question="call", mode=ctx.mode,
-                    cwd=ctx.cwd)
+                    cwd=ctx.cwd, parts=parts)

@@ -18,7 +18,7 @@ from ....errors import Problem
 from ...decision import Decision, Effect, Step, Verdict, decide
 from ...models import AgentDefinition, Rule, ServerConfig
 from .agents import AgentPermissions, agent_permissions
-from .evaluate import RuleSet, check_call, context_for
+from .evaluate import CallContext, RuleSet, check_call, context_for
 from .rules import EDIT_TOOLS, READ_TOOLS, SHELL_TOOLS, PermissionRule
 from .settings import McpApproval, Settings
 
@@ -40,6 +40,7 @@ class ClaudePermissions:
         self.settings = settings
         self._rulesets: dict[str | None, tuple[AgentPermissions | None, RuleSet]] = {}
         self._agents: dict[str, tuple[AgentDefinition, AgentPermissions]] = {}
+        self._contexts: dict[tuple[Any, ...], CallContext] = {}
 
     # -- per call ---------------------------------------------------------------------------------
 
@@ -64,8 +65,13 @@ class ClaudePermissions:
                    hook: Any, known: Callable[[str], bool]) -> Decision:
         """What Claude Code does with this call (see ``Policy.check_call``)."""
         agent = self.agent(definition) if definition is not None else None
-        ctx = context_for(self.settings, self.ruleset(agent), agent=agent, mode=mode,
-                          cwd=cwd or self.settings.root, hook=hook)
+        key = (agent, mode, cwd, hook)
+        ctx = self._contexts.get(key)
+        if ctx is None:  # the same situation is asked about again and again: build it once
+            ctx = context_for(self.settings, self.ruleset(agent), agent=agent, mode=mode,
+                              cwd=cwd or self.settings.root, hook=hook)
+            self._contexts = {**self._contexts, key: ctx} if len(self._contexts) < 256 else {
+                key: ctx}
         call = {} if args is None else dict(args) if isinstance(args, Mapping) else args
         return check_call(ctx, tool, call, agent, known)
 

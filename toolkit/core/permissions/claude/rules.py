@@ -17,7 +17,7 @@ skip keeps a ``skipped`` message instead of a matcher.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -36,6 +36,7 @@ __all__ = [
     "PermissionRule",
     "call_arguments",
     "canonical_tool",
+    "command_alternation",
     "parse_rule",
     "split_rule",
 ]
@@ -393,6 +394,18 @@ def _command_regex(spec: str, ignore_case: bool) -> re.Pattern[str]:
         head = ".*".join(re.escape(p) for p in spec[:-2].split("*"))
         return re.compile(f"{head}(?: .*)?", flags)
     return re.compile(".*".join(re.escape(p) for p in spec.split("*")), flags)
+
+
+def command_alternation(rules: Sequence[tuple[int, PermissionRule]]) -> re.Pattern[str] | None:
+    """One regex for many command rules: alternative ``r<position>`` is each rule's pattern,
+    in order, so ``fullmatch(text).lastgroup`` names the first rule that matches the text
+    (alternatives are tried left to right). None for no rules."""
+    if not rules:
+        return None
+    ignore_case = any(r.tool == "PowerShell" for _, r in rules)
+    parts = [f"(?P<r{position}>{_command_regex(str(r.spec), ignore_case).pattern})"
+             for position, r in rules]
+    return re.compile("|".join(parts), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
 
 
 @lru_cache(maxsize=4096)
