@@ -107,6 +107,8 @@ def effective_mode(parent: str, agent: AgentPermissions | None) -> tuple[str, st
     if agent is None or agent.permission_mode is None:
         return parent, "the session's mode"
     own = agent.permission_mode
+    if own == parent:
+        return own, f"{agent.name}'s permissionMode, the session's mode too"
     if parent in _PARENT_WINS:
         return parent, (f"the parent's {parent} mode wins over {agent.name}'s permissionMode "
                         f"{own}")
