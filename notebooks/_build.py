@@ -390,6 +390,64 @@ ServerPanel(proj)
 ]
 
 
+NOTEBOOKS["07-fleet-scale"] = [
+    md("""
+# A fleet: 200 agents × 5,000 tools
+
+Real projects are big: a Claude Code collection has 100–200 subagents, an MCP-heavy
+project thousands of tools. Here a generated fleet (the benchmarks' generator,
+`bench/gen.py`: exact names, globs, `"*"`, deny lists, aliases, tool groups and states)
+is loaded, summarised and explored: one million cells, one grid.
+"""),
+    py('''
+import sys, tempfile
+from pathlib import Path
+
+sys.path.insert(0, "..")            # bench/ sits next to notebooks/
+from bench.gen import generate
+import toolkit as tk
+from toolkit.notebook import MatrixExplorer, fleet
+
+root = Path(tempfile.mkdtemp(prefix="toolkit-07-")) / "fleet"
+generate(root, n_agents=200, n_tools=5000)
+proj = tk.load(root)
+proj                                 # counts and the first names, not 5,200 of them
+'''),
+    md("""
+## The explorer
+
+Summaries first: per agent, how many tools of each effect; per tool, how many agents may
+call it; a heatmap of agents × tool groups. Below them the whole matrix: filter tools by
+name or glob (`svc03_*`), columns by agent, by server, group or effect, sort, scroll (the
+headers stay), and click a cell to see its `explain()` trace.
+"""),
+    py('''
+explorer = MatrixExplorer(proj)
+explorer
+'''),
+    md("The summaries are DataFrames too:"),
+    py("explorer.tool_reach.head(10)"),
+    py("explorer.effect_counts.describe()"),
+    md("A cell, explained (what a click in the grid shows):"),
+    py('''
+tool = explorer.tool_reach.index[0]
+explorer.click(tool, 1)
+'''),
+    md("""
+## Several contexts at once
+
+Columns can be agents × group sets × states: here every tenth agent, two group sets and two
+states (the header says which; the levels every column shares are named above the grid).
+"""),
+    py('''
+MatrixExplorer(proj, agents=list(proj.agents)[::10], groups="read-only; *",
+               states=["undefined", "analysis"])
+'''),
+    md("The heatmap on its own, by tool group:"),
+    py('fleet.Heatmap(explorer.data, by="group")'),
+    py("proj.close()"),
+]
+
 NOTEBOOKS["08-claude-code-permissions"] = [
     md("""
 # Debug a Claude Code permission: why did it ask, would this run, does my deny hold?

@@ -118,3 +118,14 @@ def test_audit_records_of_blocked_calls_carry_explains_effect_and_reason(
                 assert record["outcome"] == "blocked"
                 assert (record["effect"], record["reason"]) == (d.effect, d.reason), (agent, tool)
             session.close()
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_explorer_codes_equal_the_reasons_frame(examples: Path, example: str) -> None:
+    """The explorer reads the core's codes directly; they are the cells proj.reasons() shows."""
+    with tk.load(examples / example) as proj:
+        agents, groups = list(proj.agents), [("*",), ("read-only",), ()]
+        states, presets = list(proj.states), ["strict", proj.preset.name]
+        data = fleet.matrix_data(proj, agents, groups, states, presets)
+        frame = fleet.codes_from_frame(proj, agents, groups, states, presets)
+        assert data.codes.shape == frame.shape and (data.codes == frame).all()

@@ -86,6 +86,7 @@ def test_matrix_explorer_summaries(trustgraph: tk.Project) -> None:
     reach = ex.tool_reach
     assert reach.loc["knowledge-query", "may call"] == 1
     assert reach.loc["graph-update", "may call"] == 0
+    ex.summarise()
     assert "Per agent: tools by effect" in ex.summary.value
     assert "data:image/svg+xml;base64," in ex.summary.value
 

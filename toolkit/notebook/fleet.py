@@ -14,6 +14,7 @@ groups) — and every static rendering is bounded, whatever the project's size.
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import struct
 import zlib
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.decision import LABELS, Effect, effect_of_label
 from ..core.models import groups_label
+from ..core.presets import get_preset
 from ..core.render import PALETTE, effect_html, legend_html
 
 if TYPE_CHECKING:
@@ -98,6 +100,10 @@ class MatrixData:
 
     def effect_codes(self) -> np.ndarray[Any, Any]:
         """``codes`` mapped to indexes of :data:`EFFECTS` (the five effects, in Effect order)."""
+        return self._effects
+
+    @functools.cached_property
+    def _effects(self) -> np.ndarray[Any, Any]:
         import numpy as np
 
         lookup = np.asarray([EFFECTS.index(e) for e in CODE_EFFECTS], dtype=np.int8)
@@ -108,30 +114,85 @@ class MatrixData:
 def matrix_data(project: Policy, agents: Sequence[str] | None = None,
                 groups: Sequence[tuple[str, ...]] = (("*",),), states: Sequence[str] = (),
                 presets: Sequence[str] = ()) -> MatrixData:
-    """The matrix for these pickers as codes (from ``project.reasons``, the core's frame)."""
-    import numpy as np
-    import pandas as pd
+    """The matrix for these pickers as codes, with the columns' contexts and the tools' servers.
 
+    The codes are the core's (:func:`toolkit.core.matrix.build` over the agents'
+    grants, what ``proj.reasons()`` tabulates), kept as int8; a Claude Code
+    project, whose argument rules make some granted cells ``conditional``, is
+    read from ``proj.reasons()`` itself. A test checks both give the same cells.
+    """
     agent_names = list(project.agents) if agents is None else list(agents)
     group_sets = [tuple(g) for g in groups] or [("*",)]
     state_list = list(states) or ["undefined"]
-    preset_list = list(presets) or [project.preset.name]
-    table = project.reasons(agents=agent_names, groups=group_sets, states=state_list,
-                            presets=preset_list)
-    flat = pd.Categorical(table.to_numpy().ravel(), categories=list(CODE_LABELS)).codes
-    if (flat < 0).any():  # a label this view does not know: a new verdict in the core
-        raise ValueError("the matrix has a cell label the explorer does not know")
-    codes = np.ascontiguousarray(flat.reshape(table.shape), dtype=np.int8)
+    preset_list = [get_preset(p).name for p in presets] or [project.preset.name]
+    for a in agent_names:
+        project.agent(a)  # an unknown name: UnknownAgentError, listing the known ones
+    _warn_unknown(project, group_sets, state_list)
+    if project.claude is not None:
+        codes = codes_from_frame(project, agent_names, group_sets, state_list, preset_list)
+    else:
+        codes = _codes(project, agent_names, group_sets, state_list, preset_list)
     columns = [Context(a, g, s, p) for a in agent_names for g in group_sets
                for s in state_list for p in preset_list]
     levels = ["agent"] + [level for level, n in (("groups", len(group_sets)),
                                                  ("state", len(state_list)),
                                                  ("preset", len(preset_list))) if n > 1]
-    tools = [str(t) for t in table.index]
     pool = project.tools
+    tools = list(project.pool.names)
     servers = [_server(pool[t]) for t in tools]
     tool_groups = [tuple(pool[t].groups) for t in tools]
     return MatrixData(codes, tools, columns, levels, servers, tool_groups)
+
+
+def _codes(project: Policy, agents: list[str], group_sets: list[tuple[str, ...]],
+           states: list[str], presets: list[str]) -> np.ndarray[Any, Any]:
+    import numpy as np
+
+    from ..core import matrix as matrix_mod
+
+    tools = list(project.pool.names)
+    grants = [[project.grant(a, p) for a in agents] for p in presets]
+    contexts = [(g, s) for g in group_sets for s in states]
+    built = matrix_mod.build(tools, dict(project.pool), grants, presets, agents, contexts)
+    # build's rows are LABELS' codes, the first codes of CODE_LABELS: the same numbers
+    width = len(agents) * len(contexts) * len(presets)  # not -1: there may be no tools
+    return np.ascontiguousarray(built.reshape(len(tools), width), dtype=np.int8)
+
+
+def codes_from_frame(project: Policy, agents: list[str], group_sets: list[tuple[str, ...]],
+                     states: list[str], presets: list[str]) -> np.ndarray[Any, Any]:
+    """The cells' codes read from ``project.reasons()`` (labels, ``conditional`` included)."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # already said by _warn_unknown
+        table = project.reasons(agents=agents, groups=group_sets, states=states,
+                                presets=presets)
+    flat = pd.Categorical(table.to_numpy().ravel(), categories=list(CODE_LABELS)).codes
+    if (flat < 0).any():  # a label this view does not know: a new verdict in the core
+        raise ValueError("the matrix has a cell label the explorer does not know")
+    return np.ascontiguousarray(flat.reshape(table.shape), dtype=np.int8)
+
+
+def _warn_unknown(project: Policy, group_sets: list[tuple[str, ...]], states: list[str]
+                  ) -> None:
+    """The warnings ``proj.matrix`` gives for group and state names no tool knows."""
+    import warnings
+
+    known_groups, known_states = set(project.groups), set(project.states)
+    for g in dict.fromkeys(g for gs in group_sets for g in gs):
+        if g != "*" and g not in known_groups:
+            warnings.warn(f"requested group {g!r} is not a group of any tool (known: "
+                          f"{', '.join(sorted(known_groups)) or 'none'})", UserWarning,
+                          stacklevel=3)
+    for s in dict.fromkeys(states):
+        if s not in known_states:
+            warnings.warn(f"invalid state {s!r}: no tool lists it in state or "
+                          f"available_in_states (known: {', '.join(sorted(known_states))})",
+                          UserWarning, stacklevel=3)
 
 
 def _server(tool: Any) -> str:
@@ -375,15 +436,21 @@ def empty_message(data: MatrixData) -> str | None:
     return None
 
 
-def summary_html(data: MatrixData) -> str:
+def summaries_html(data: MatrixData) -> str:
+    """The three summaries side by side: per agent counts, per tool reach, the heatmap."""
+    return ("<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
+            + counts_html(data) + reach_html(data) + Heatmap(data).html() + "</div>")
+
+
+def summary_html(data: MatrixData, summaries: str | None = None) -> str:
     """Summaries first (per agent, per tool, the heatmap), then the first rows of the matrix.
 
     Bounded whatever the project's size (a few hundred kilobytes at most).
+    ``summaries``: :func:`summaries_html` of ``data`` when already made.
     """
     empty = empty_message(data)
     if empty is not None:
         return f"<p class='toolkit-empty'>{escape(empty)}</p>"
     return (context_html(data) + legend_html()
-            + "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
-            + counts_html(data) + reach_html(data) + Heatmap(data).html() + "</div>"
+            + (summaries if summaries is not None else summaries_html(data))
             + preview_html(data))

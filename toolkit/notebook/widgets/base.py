@@ -95,12 +95,24 @@ class View:
         """
         from IPython.display import display
 
-        static = {"text/html": f"{STATIC_CSS}<div class='toolkit-static'>{self.static_html()}"
-                               "</div>", "text/plain": self.static_text()}
-        display(static, raw=True)  # type: ignore[no-untyped-call]
+        handle = display(self._static_bundle(), raw=True,  # type: ignore[no-untyped-call]
+                         display_id=True)
         live = self._live_bundle()
         live["text/plain"] = f"{type(self).__name__} (live widget; its static view is above)"
         display(live, raw=True)  # type: ignore[no-untyped-call]
+        if self.after_display() and handle is not None:
+            handle.update(self._static_bundle(), raw=True)
+
+    def _static_bundle(self) -> dict[str, str]:
+        return {"text/html": f"{STATIC_CSS}<div class='toolkit-static'>{self.static_html()}"
+                             "</div>", "text/plain": self.static_text()}
+
+    def after_display(self) -> bool:
+        """Work left for after the widget is on its way to the browser (so it paints first).
+
+        Returns True when the static view changed (it is then shown anew).
+        """
+        return False
 
     # -- following the project's life -------------------------------------------------------------
 

@@ -30,13 +30,14 @@ class MatrixGrid(anywidget.AnyWidget):
     codes = t.Bytes(b"").tag(sync=True)
     n_rows = t.Int(0).tag(sync=True)
     n_cols = t.Int(0).tag(sync=True)
-    tools = t.List(t.Unicode()).tag(sync=True)
-    tool_server = t.List(t.Int()).tag(sync=True)
-    tool_groups = t.List(t.List(t.Int())).tag(sync=True)
+    # Big lists are untyped: traitlets would validate 5,000 elements one by one.
+    tools: t.List[Any] = t.List().tag(sync=True)  # str per row
+    tool_server: t.List[Any] = t.List().tag(sync=True)  # index into servers, per row
+    tool_groups: t.List[Any] = t.List().tag(sync=True)  # indexes into groups, per row
     servers = t.List(t.Unicode()).tag(sync=True)
     groups = t.List(t.Unicode()).tag(sync=True)
     levels = t.List(t.Unicode()).tag(sync=True)
-    columns = t.List(t.List(t.Unicode())).tag(sync=True)
+    columns: t.List[Any] = t.List().tag(sync=True)  # per column, its value at each level
     labels = t.List(t.Unicode(), list(CODE_LABELS)).tag(sync=True)
     effects = t.List(t.Unicode(), [e.value for e in CODE_EFFECTS]).tag(sync=True)
     palette = t.List(t.Unicode(), [PALETTE[e] for e in CODE_EFFECTS]).tag(sync=True)

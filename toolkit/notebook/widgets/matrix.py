@@ -65,6 +65,9 @@ class MatrixExplorer(View):
         self.explanation = w.Output()
         self.messages = w.Output()
         self.data: fleet.MatrixData | None = None
+        self._static = ""  # the static view of the current matrix (summaries and first rows)
+        self._shown = False  # displayed once: from then on a refresh summarises at once
+        self._displaying = False
         self.decision: Decision | None = None
         self.grid.observe(self.reporting(self._cell_clicked), names="selected")
         for picker in (self.agents, self.groups, self.states, self.presets):
@@ -127,16 +130,42 @@ class MatrixExplorer(View):
         self.data = data
         empty = fleet.empty_message(data)
         self.context.value = fleet.context_html(data)
+        self._static = ""
         if empty is not None:
             self.summary.value = f"<p class='toolkit-empty'>{esc(empty)}</p>"
             self.grid.layout.display = "none"
         else:
-            self.summary.value = (
-                "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start;"
-                "max-height:26em;overflow:auto'>" + fleet.counts_html(data)
-                + fleet.reach_html(data, 10) + fleet.Heatmap(data).html() + "</div>")
+            self.summary.value = "<p><small>summaries follow…</small></p>"
             self.grid.layout.display = None
-        self.grid.show(data)
+        self.grid.show(data)  # the grid first: it is what paints; the summaries follow
+        if self._shown:
+            self.summarise()
+
+    def summarise(self) -> None:
+        """Compute the summaries and the static view of the current matrix (once)."""
+        if self._static or self.data is None:
+            return
+        data = self.data
+        if fleet.empty_message(data) is not None:
+            self._static = fleet.summary_html(data)
+            return
+        summaries = fleet.summaries_html(data)
+        self._static = fleet.summary_html(data, summaries)  # what a saved notebook shows
+        self.summary.value = f"<div style='max-height:26em;overflow:auto'>{summaries}</div>"
+
+    def _ipython_display_(self) -> None:
+        self._displaying = True  # the static view is shown anew once summarised
+        try:
+            super()._ipython_display_()
+        finally:
+            self._displaying = False
+
+    def after_display(self) -> bool:
+        """The summaries, computed while the browser paints the grid."""
+        self._shown = True
+        changed = not self._static
+        self.summarise()
+        return changed
 
     def _cell_clicked(self, change: dict[str, Any]) -> None:
         cell = self.grid.cell()
@@ -167,7 +196,9 @@ class MatrixExplorer(View):
                 f"group sets {esc(self.groups.value)}; states "
                 f"{esc(', '.join(self.states.value))}; presets "
                 f"{esc(', '.join(self.presets.value))}</small></p>")
-        return head + (fleet.summary_html(self.data) if self.data is not None else "")
+        if not self._displaying:
+            self.summarise()
+        return head + (self._static or self.context.value)
 
     def static_text(self) -> str:
         if self.data is None:

@@ -62,6 +62,7 @@ function matcher(text) {
 }
 
 function render({ model, el: root }) {
+  root.dataset.rendered = String(performance.now());
   root.classList.add("tk-grid-root", "toolkit-matrix-grid");
   root.appendChild(el("style", "", CSS));
   const bar = el("div", "tk-bar");
