@@ -201,3 +201,19 @@ def test_heatmap_values_and_pixels_agree_with_explain() -> None:
             if heat.values.loc["react-agent", group] == 0.0:
                 assert full[j] == bytes((0xf6, 0xf8, 0xfa))
         assert "react-agent" in heat.svg() and "<img" in heat.html()
+
+
+def test_project_summary_lists_counts_and_first_names(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.gen import generate
+
+    generate(tmp_path / "fleet", n_agents=200, n_tools=2000)
+    with tk.load(tmp_path / "fleet") as proj:
+        bundle = proj._repr_mimebundle_()
+        assert len(bundle["text/html"]) < 3_000  # was 73 KB: every one of 2,200 names
+        assert "200 agent(s): <code>agent-000</code>" in bundle["text/html"]
+        assert "… and 192 more" in bundle["text/html"]
+        assert "… and 1992 more" in bundle["text/plain"]
+        assert "agent-199" not in bundle["text/plain"]

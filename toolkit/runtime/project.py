@@ -225,21 +225,30 @@ class Project(Policy):
                 f"servers={len(self.server_configs)}>")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """A notebook summary: agents, tools and servers (escaped: names may come from servers)."""
+        """A notebook summary: counts and the first names of agents, tools and servers, and
+        the warnings' count (escaped: names may come from servers). Bounded at any size."""
         from html import escape
 
-        def names(items: Any) -> str:
-            return ", ".join(f"<code>{escape(str(n))}</code>" for n in items) or "(none)"
+        shown = 8
 
+        def names(items: Any, html: bool) -> str:
+            items = list(items)
+            first = [f"<code>{escape(str(n))}</code>" if html else str(n) for n in items[:shown]]
+            more = f" … and {len(items) - shown} more" if len(items) > shown else ""
+            return (", ".join(first) or "(none)") + more
+
+        problems = self.warnings
+        rows = [("agent(s)", self.agents), ("tool(s)", self.tools),
+                ("server(s)", self.server_configs)]
+        note = (f"{len(problems)} warning(s), e.g. {problems[0]} (all: proj.warnings)"
+                if problems else "")
         html = (f"<div class='toolkit-project'><p><b>{escape(str(self.root))}</b> "
                 f"<small>preset {escape(self.preset.name)}</small></p><ul>"
-                f"<li>{len(self.agents)} agent(s): {names(self.agents)}</li>"
-                f"<li>{len(self.tools)} tool(s): {names(self.tools)}</li>"
-                f"<li>{len(self.server_configs)} server(s): {names(self.server_configs)}</li>"
-                "</ul></div>")
-        text = (f"{self!r}\n  agents: {', '.join(self.agents) or '(none)'}\n  tools: "
-                f"{', '.join(self.tools) or '(none)'}\n  servers: "
-                f"{', '.join(self.server_configs) or '(none)'}")
+                + "".join(f"<li>{len(items)} {what}: {names(items, True)}</li>"
+                          for what, items in rows)
+                + (f"<li><small>{escape(note)}</small></li>" if note else "") + "</ul></div>")
+        text = f"{self!r}" + "".join(f"\n  {what.split('(')[0]}s: {names(items, False)}"
+                                     for what, items in rows) + (f"\n  {note}" if note else "")
         return {"text/plain": text, "text/html": html}
 
     # -- MCP servers --------------------------------------------------------------------------
