@@ -65,7 +65,11 @@ def test_each_shipped_example_file_is_claimed_by_its_row(path: Path) -> None:
 def test_every_row_but_the_group_map_has_a_shipped_example() -> None:
     claimed = {row.name for p in _example_files()
                if (row := FORMATS.claim(SourceFile.at(p, EXAMPLES))) is not None}
-    assert {f.name for f in FORMATS.formats} - claimed == {"group-map"}
+    # work-agent's real .work-agent/ layout (tools/<id>/tool.json, and its own data files,
+    # which are not read) is exercised by tests/core/test_workagent_layout.py's fixtures; the
+    # shipped work-agent example keeps the spec's agent.json + catalog.json shape.
+    assert {f.name for f in FORMATS.formats} - claimed == {"group-map", "work-agent-tool",
+                                                           "work-agent-data"}
 
 
 # Unrelated files as real repositories hold them: an npm package manifest, a VS Code
@@ -148,25 +152,26 @@ def _load_tool_list(file: SourceFile, defs: Definitions) -> None:
 
 
 def test_registering_a_row_makes_a_new_format_load(write: Write) -> None:
-    # A layout the table does not know yet (shaped like work-agent's tool folders), holding
-    # a "tools" key that the work-agent row would otherwise warn about, and a content format.
+    # A layout the table does not know yet (shaped like work-agent's tool folders, which the
+    # table now knows: so a made-up .toolbox/), holding a "tools" key that the work-agent row
+    # would otherwise warn about, and a content format.
     root = write({
-        ".work-agent/tools/search/tool.json": '{\n  "id": "search",\n  "tools": 1\n}\n',
+        ".toolbox/tools/search/tool.json": '{\n  "id": "search",\n  "tools": 1\n}\n',
         "lists/extra.json": '{\n  "toolList": ["fetch", "summarize"]\n}\n',
     })
     before = load_definitions(root)
     assert before.tools == {}
-    assert [p.file for p in before.problems] == []  # .work-agent is not even walked yet
+    assert [p.file for p in before.problems] == []  # .toolbox is not even walked yet
 
     formats = FORMATS.copy()
-    formats.register(Format("tool-json", _load_tool_json, paths=(".work-agent/tools/*/tool.json",)))
+    formats.register(Format("tool-json", _load_tool_json, paths=(".toolbox/tools/*/tool.json",)))
     formats.register(Format("tool-list", _load_tool_list, sniff=by_data(
         lambda data: isinstance(data, dict) and isinstance(data.get("toolList"), list))),
         before="group-map")
     defs = load_definitions(root, formats=formats)
     assert set(defs.tools) == {"search", "fetch", "summarize"}
     assert (defs.tools["search"].file, defs.tools["search"].line) == (
-        ".work-agent/tools/search/tool.json", 2)
+        ".toolbox/tools/search/tool.json", 2)
     assert defs.tools["summarize"].line == 2
     assert defs.problems == []
     assert [f.name for f in formats.formats][-3:] == ["tool-list", "group-map", "tool-json"]

@@ -521,11 +521,12 @@ def _delegation_allowed(grant: Grant, parent: AgentDefinition, block: Delegation
 
 
 def _delegation_blocked(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
-    """work-agent's default child-blocked control tools, then ``delegation.blockedTools``."""
+    """``delegation.blockedTools``, then work-agent's default child-blocked control tools
+    (one list in work-agent; a tool both block is reported with the line its parent wrote)."""
     defaults = [Rule(kind="deny", pattern=p, agent=parent.name, file=block.file,
                      line=block.line, layer="delegation", syntax="work-agent")
                 for p in DEFAULT_CHILD_BLOCKED_TOOLS]
-    for rule, default in [*((r, True) for r in defaults), *((r, False) for r in block.blocked)]:
+    for rule, default in [*((r, False) for r in block.blocked), *((r, True) for r in defaults)]:
         for tool in _match(grant, rule, report_unknown=False) & grant.allowed.keys():
             if tool in grant.denied:
                 continue
@@ -542,8 +543,8 @@ def _delegation_approvals(grant: Grant, parent: AgentDefinition, block: Delegati
     line = block.deny_approvals_line or block.line
     how = "set" if block.deny_approvals_line else "default"
     for tool in grant.ask.keys() & grant.allowed.keys():
-        if tool in grant.denied:
-            continue
+        if tool in grant.denied or tool in grant.outside_ceiling:
+            continue  # denied already, or not the child's anyway
         grant.denied[tool] = Rule(kind="deny", pattern=tool, agent=parent.name,
                                   file=block.file, line=line, layer="delegation")
         grant.notes[("deny", tool)] = (f"{tool} needs approval, and {parent.name!r}'s "

@@ -77,14 +77,24 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
     manifest_file = next((root / n for n in manifest.NAMES if (root / n).is_file()), None)
     manifest_ok = True
     if manifest_file is not None:
-        manifest_ok = _read(SourceFile.at(manifest_file, root), defs, formats, explicit=True)
+        manifest_ok = _read(_source(manifest_file, root), defs, formats, explicit=True)
         listed = _manifest_files(root, defs, formats)
         files = [f for f in (files if listed is None else listed) if f != manifest_file]
     for f in files:
-        _read(SourceFile.at(f, root), defs, formats, explicit=False)
+        _read(_source(f, root), defs, formats, explicit=False)
     if not manifest_ok:
         defs.raise_errors()  # without its preset, rule checks would report misleading errors
     return defs
+
+
+def _source(path: Path, root: Path) -> SourceFile:
+    """The file as the format table sees it. Given a system's own folder as the project
+    (``repo/.work-agent``), paths are matched as from the folder holding it, so that
+    system's layout rules (``.work-agent/agents/*/agent.json``) still apply."""
+    file = SourceFile.at(path, root)
+    if root.name in {folder for folder, _, _ in LAYOUTS} and file.place == file.display:
+        file.place = f"{root.name}/{file.place}"
+    return file
 
 
 def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:
