@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import calls, fanout, imports, permissions, resolution
+from . import replay as replay_bench
 from .common import PEER_ENVS, Row, machine, peer_versions, versions
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -88,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     parser.add_argument("--no-peers", action="store_true", help="skip the peer-venv comparisons")
-    parser.add_argument("--only", default="1,3,4,5,6", help="figures to run (default all: "
-                                                           "1,3,4,5,6; 1 includes 2)")
+    parser.add_argument("--only", default="1,3,4,5,6,7", help="figures to run (default all: "
+                                                             "1,3,4,5,6,7; 1 includes 2)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the table")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
@@ -109,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += imports.measure(1 if args.quick else 7)
     if "6" in only:
         rows += permissions.measure(20 if args.quick else 2000)
+    if "7" in only:
+        rows += replay_bench.measure(replay_bench.Scale(calls=2000, agents=4, tools=100, repeat=1,
+                                                        transcript_calls=200)
+                                     if args.quick else replay_bench.Scale())
     text = report(rows, time.perf_counter() - started, args)
     args.out.write_text(text, encoding="utf-8")
     print(text)

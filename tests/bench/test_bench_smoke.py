@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench import calls, fanout, imports, permissions, resolution
+from bench import replay as replay_bench
 from bench.gen import contexts, generate
 from bench.run import main, table
 
@@ -71,3 +72,11 @@ def test_permission_rows(tmp_path: Path) -> None:
     rows = permissions.measure(5, workdir=tmp_path)
     assert [r.figure.split(" ", 1)[0] for r in rows] == ["6.", "6b."]
     assert all(r.ours > 0 for r in rows) and "250 rules" in rows[0].note
+
+
+def test_replay_rows(tmp_path: Path) -> None:
+    """Figure 7: tk.replay of a generated log is measured (in a fresh interpreter), tiny."""
+    rows = replay_bench.measure(replay_bench.Scale(calls=3000, agents=4, tools=100, repeat=1,
+                                                   transcript_calls=100), workdir=tmp_path)
+    assert [r.figure.split(" ", 1)[0] for r in rows] == ["7.", "7b."]
+    assert all(r.ours > 0 for r in rows) and "3,000 logged calls" in rows[0].figure

@@ -11,6 +11,7 @@ import pytest
 
 import toolkit as tk
 from toolkit.core.decision import Effect
+from toolkit.core.replay import rule_label
 from toolkit.core.suggest import shell_rules
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -67,8 +68,10 @@ def test_every_replayed_effect_is_what_explain_says(shop: tk.Project) -> None:
             continue
         d = shop.explain(row.agent, row.tool)
         assert (row.effect, row.reason) == (d.effect.value, d.reason.value), row
-        assert (row.file if pd.notna(row.file) else None) == (d.rule.file if d.rule.kind not in (
-            "none",) else None)
+        expected = (rule_label(d.rule) or None, d.rule.file, d.rule.line) if (
+            d.rule.kind != "none") else (None, None, None)
+        got = tuple(None if pd.isna(v) else v for v in (row.rule, row.file, row.line))
+        assert got == expected, row
 
 
 def test_rules_used_dead_and_their_locations(shop: tk.Project) -> None:

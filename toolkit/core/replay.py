@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownAgentError
 from .decision import Decision, Effect
-from .models import DEFAULT_STATE, NO_RULE, Rule, groups_label
+from .models import DEFAULT_GROUPS, DEFAULT_STATE, NO_RULE, Rule, groups_label
+from .replay_names import NameLevel
 from .resolve import Lineage
 from .transcripts import CallLog, SessionInfo, read_calls
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
     from .policy import Policy
 
-__all__ = ["MAIN", "Replay", "evaluate", "replay", "rule_label"]
+__all__ = ["MAIN", "Replay", "evaluate", "mapped", "replay", "rule_label"]
 
 #: How a call of the main conversation (not a subagent) is labelled when no ``main=`` is given.
 MAIN = "(main)"
@@ -146,21 +147,22 @@ class _Evaluator:
             if self.engine is not None:
                 d = self.engine(tool, dict(args), agent=as_agent, mode=self.mode,
                                 cwd=cwd or None)
-            elif as_agent is None:
-                self.notes["calls of the main conversation were not evaluated: the project "
-                           "defines no agent for it; pass main=AGENT to evaluate them as that "
-                           "agent (as claude --agent AGENT runs it)"] = None
-                return _Outcome(None, "agent", NO_RULE, None, None)
-            else:
-                d = self.proj.explain(as_agent, tool, groups=self.groups_of[groups_key],
-                                      state=state or None, parent=self._lineage(parent),
-                                      preset=self.preset)
+                self.notes.update(dict.fromkeys(d.warnings))
+                return self._outcome(d.effect.value, d.reason.value, d.rule, d.canonical)
+            if as_agent is None:
+                return self._not_evaluated(MAIN)
+            verdict, rule, canonical = self.names.answer(
+                as_agent, tool, self.groups_of[groups_key], state, parent,
+                self._lineage(parent))
         except UnknownAgentError as exc:
             self.notes[f"calls of agent {agent!r} were not evaluated: {exc}"] = None
             return _Outcome(None, "agent", NO_RULE, None, None)
-        self.notes.update(dict.fromkeys(d.warnings))
-        tool_def = self.proj.tools.get(d.canonical) if d.canonical else None
-        return _Outcome(d.effect.value, d.reason.value, d.rule, d.canonical,
+        return self._outcome(verdict.effect.value, verdict.reason.value, rule, canonical)
+
+    def _outcome(self, effect: str, reason: str, rule: Rule, canonical: str | None
+                 ) -> _Outcome:
+        tool_def = self.proj.tools.get(canonical) if canonical else None
+        return _Outcome(effect, reason, rule, canonical,
                         tool_def.state if tool_def is not None else None)
 
     def _lineage(self, parent: str) -> Lineage | None:
@@ -197,48 +199,96 @@ class _Evaluator:
         import numpy as np
 
         frame = self.log.frame()
-        agents = [MAIN if a is None else a for a in frame["agent"]]
-        if self.main is not None:
-            agents = [self.main if a == MAIN else a for a in agents]
-        groups = [self._groups_key(g) for g in frame["groups"]]
-        parents = self._parents(frame["session"])
+
+        def column(name: str) -> Any:
+            return frame[name].to_numpy(dtype=object)
+
+        main = self.main or MAIN
+        agents = mapped(column("agent"), lambda a: main if a is None else str(a))
+        groups = mapped(column("groups"), self._groups_key)
+        parents = mapped(column("session"), self._parent_of)
+        tools = column("tool")
+        self.names = self._name_level(agents, groups, parents, column("state"))
         states = self._follow_states(frame, agents, groups, parents)
-        n = len(frame)
-        args_keys = _args_keys(frame["args"]) if self.engine is not None else [""] * n
-        cwds = ([c if isinstance(c, str) else "" for c in frame["cwd"]]
-                if self.engine is not None else [""] * n)
-        columns = [agents, list(frame["tool"]), groups, states, parents, cwds, args_keys]
-        row_code, keys = _distinct(columns)
-        args_of = {} if self.engine is None else _first_args(row_code, frame["args"])
-        outcomes = [self.outcome(k, args_of.get(i)) for i, k in enumerate(keys)]
+        args_keys = _args_keys(frame["args"]) if self.engine is not None else None
+        cwds = (mapped(column("cwd"), lambda c: c if isinstance(c, str) else "")
+                if self.engine is not None else None)
+        vectorised = (parents == "") if self.engine is None else np.zeros(len(frame), bool)
+        row_code, keys, outcomes = self._roots(vectorised, agents, tools, groups, states)
+        rest = np.flatnonzero(~vectorised)
+        if len(rest):
+            codes, more = _distinct([c[rest] if c is not None else None for c in (
+                agents, tools, groups, states, parents, cwds, args_keys)])
+            args_of = {} if self.engine is None else _first_args(codes, frame["args"].iloc[rest])
+            row_code[rest] = codes + len(keys)
+            outcomes += [self.outcome(k, args_of.get(i)) for i, k in enumerate(more)]
+            keys += more
         counts = np.bincount(row_code, minlength=len(keys)) if len(keys) else np.zeros(0, int)
+        self.notes.update(self.names.notes)
         calls = _calls_frame(frame, agents, states, row_code, outcomes)
         return Replay(calls=calls, rules=self._rules(keys, outcomes, counts),
                       problems=self.log.problems, warnings=list(self.notes), source=source,
                       project=self.proj, engine=self.engine is not None)
 
+    def _roots(self, mask: Any, agents: Any, tools: Any, groups: Any, states: Any
+               ) -> tuple[Any, list[tuple[Any, ...]], list[_Outcome]]:
+        """Root sessions' calls at once (:meth:`NameLevel.classify`); their rows' codes."""
+        import numpy as np
+
+        row_code = np.zeros(len(mask), dtype=np.int64)
+        index = np.flatnonzero(mask)
+        if not len(index):
+            return row_code, [], []
+        classes, keys, answers = self.names.classify(
+            agents[index], tools[index], groups[index], states[index], self.groups_of.get)
+        row_code[index] = classes
+        outcomes = []
+        for key, (verdict, rule, canonical) in zip(keys, answers, strict=True):
+            if verdict is None or rule is None:
+                outcomes.append(self._not_evaluated(key[0]))
+            else:
+                outcomes.append(self._outcome(verdict.effect.value, verdict.reason.value, rule,
+                                              canonical))
+        return row_code, keys, outcomes
+
+    def _not_evaluated(self, agent: str) -> _Outcome:
+        """A call of an agent the project does not define (or of the main conversation)."""
+        if agent == MAIN:
+            self.notes["calls of the main conversation were not evaluated: the project "
+                       "defines no agent for it; pass main=AGENT to evaluate them as that "
+                       "agent (as claude --agent AGENT runs it)"] = None
+        else:
+            known = ", ".join(sorted(self.proj.agents)) or "(none)"
+            self.notes[f"calls of agent {agent!r} were not evaluated: unknown agent "
+                       f"{agent!r}; known agents: {known}"] = None
+        return _Outcome(None, "agent", NO_RULE, None, None)
+
+    def _name_level(self, agents: Any, groups: Any, parents: Any, states: Any) -> NameLevel:
+        """The name-level answers for the agents, group sets and states of this log."""
+        import pandas as pd
+
+        roots = pd.unique(agents[parents == ""]) if len(agents) else []
+        logged = {s for s in pd.unique(states) if isinstance(s, str) and s}
+        group_sets = [self.groups_of[g] or DEFAULT_GROUPS for g in pd.unique(groups)]
+        return NameLevel(self.proj, self.preset, sorted(str(a) for a in roots if a != MAIN),
+                         group_sets, [*self.proj.states, *sorted(logged)])
+
     def _groups_key(self, groups: Any) -> str:
-        if groups is None:
+        if groups is None or (isinstance(groups, float) and groups != groups):
             return ""
         groups = tuple(groups)
         key = "\x1f".join(groups) if groups else "\x1e"
         self.groups_of[key] = groups
         return key
 
-    def _parents(self, sessions: Any) -> list[str]:
-        """Each row's parent session (its lineage), "" for a root or an unknown session."""
-        parent_of: dict[Any, str] = {}
-        out = []
-        for session in sessions:
-            if session not in parent_of:
-                info: SessionInfo | None = self.log.sessions.get(session) if isinstance(
-                    session, str) else None
-                parent_of[session] = (info.parent or "") if info else ""
-            out.append(parent_of[session])
-        return out
+    def _parent_of(self, session: Any) -> str:
+        """A session's parent session (its lineage), "" for a root or an unknown session."""
+        info: SessionInfo | None = self.log.sessions.get(session) if isinstance(
+            session, str) else None
+        return (info.parent or "") if info else ""
 
-    def _follow_states(self, frame: pd.DataFrame, agents: list[str], groups: list[str],
-                       parents: list[str]) -> list[str]:
+    def _follow_states(self, frame: pd.DataFrame, agents: Any, groups: Any, parents: Any
+                       ) -> Any:
         """The state each call was made in: logged, or followed as a live session would.
 
         Only needed when some pool tool moves a workflow to a state and the log
@@ -246,21 +296,20 @@ class _Evaluator:
         a call the policy allows now and that did not fail, moves to the tool's
         ``state`` (what ``Session.call`` does). Sessions are walked in log order.
         """
-        logged = [s if isinstance(s, str) and s else "" for s in frame["state"]]
+        logged = mapped(frame["state"].to_numpy(dtype=object),
+                        lambda s: s if isinstance(s, str) and s else "")
         stateful = any(t.state for t in self.proj.tools.values())
-        if not stateful or all(logged):
+        if not stateful or all(logged) or self.engine is not None:
             return logged
         current: dict[Any, str] = {}
-        out = []
-        tools, observed, sessions = list(frame["tool"]), list(frame["observed"]), list(
-            frame["session"])
-        for i, session in enumerate(sessions):
+        out = logged.copy()
+        tools, observed = frame["tool"].tolist(), frame["observed"].tolist()
+        for i, session in enumerate(frame["session"].tolist()):
             state = logged[i] or current.get(session, DEFAULT_STATE)
-            out.append(state)
-            key = (agents[i], tools[i], groups[i], state, parents[i], "", "")
-            result = self.outcome(key) if self.engine is None else None
+            out[i] = state
+            result = self.outcome((agents[i], tools[i], groups[i], state, parents[i], "", ""))
             current[session] = state
-            if (result is not None and result.effect is not None and result.next_state
+            if (result.effect is not None and result.next_state
                     and Effect(result.effect).granted and observed[i] != "error"):
                 current[session] = result.next_state
         return out
@@ -369,8 +418,11 @@ def _spot(rule: Rule) -> tuple[Any, ...]:
     return (rule.file, rule.line, rule.kind, rule_label(rule))
 
 
-def _args_keys(args: Any) -> list[str]:
-    return [json.dumps(a, sort_keys=True, default=str) if a else "" for a in args]
+def _args_keys(args: Any) -> Any:
+    import numpy as np
+
+    return np.array([json.dumps(a, sort_keys=True, default=str) if a else "" for a in args]
+                    + [""], dtype=object)[:-1]
 
 
 def _first_args(row_code: Any, args: Any) -> dict[int, Any]:
@@ -381,7 +433,7 @@ def _first_args(row_code: Any, args: Any) -> dict[int, Any]:
     return out
 
 
-def _distinct(columns: list[list[Any]]) -> tuple[Any, list[tuple[Any, ...]]]:
+def _distinct(columns: list[Any]) -> tuple[Any, list[tuple[Any, ...]]]:
     """(row -> key code, the distinct keys in order of first appearance), column-wise."""
     import numpy as np
     import pandas as pd
@@ -393,6 +445,9 @@ def _distinct(columns: list[list[Any]]) -> tuple[Any, list[tuple[Any, ...]]]:
     uniques = []
     radix = 1
     for values in columns:
+        if values is None:  # a column that does not vary (no arguments asked): one value
+            uniques.append(np.asarray([""], dtype=object))
+            continue
         codes, found = pd.factorize(np.asarray(values, dtype=object))
         uniques.append(found)
         if radix * max(len(found), 1) >= 2**62:
@@ -421,14 +476,15 @@ def _categorical(values: list[Any], row_code: Any) -> Any:
     return pd.Categorical.from_codes(spread, categories=pd.Index(list(categories)))
 
 
-def _calls_frame(frame: pd.DataFrame, agents: list[str], states: list[str], row_code: Any,
+def _calls_frame(frame: pd.DataFrame, agents: Any, states: Any, row_code: Any,
                  outcomes: list[_Outcome]) -> pd.DataFrame:
     import pandas as pd
 
     lines = pd.array([o.rule.line if o.rule.kind != "none" else None for o in outcomes],
                      dtype="Int64")
-    groups = [None if g is None else groups_label(tuple(g)) for g in frame["groups"]]
-    out = pd.DataFrame({
+    groups = mapped(frame["groups"].to_numpy(dtype=object),
+                    lambda g: None if g is None else groups_label(tuple(g)))
+    return pd.DataFrame({
         "time": frame["time"],
         "session": frame["session"],
         "agent": pd.Categorical(agents),
@@ -442,11 +498,30 @@ def _calls_frame(frame: pd.DataFrame, agents: list[str], states: list[str], row_
         "line": lines.take(row_code) if len(outcomes) else pd.array([], dtype="Int64"),
         "observed": frame["observed"],
         "groups": groups,
-        "state": [s or None for s in states],
+        "state": mapped(states, lambda v: v or None),
         "canonical": _categorical([o.canonical for o in outcomes], row_code),
         "source": frame["source"],
     })
-    return out
+
+
+def mapped(values: Any, convert: Callable[[Any], Any]) -> Any:
+    """``convert`` of each distinct value of an object array, spread back over its rows.
+
+    pandas' missing values (None, NaN) reach ``convert`` as None. Unhashable
+    values (lists) are converted one by one.
+    """
+    import numpy as np
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        codes, uniques = np.arange(len(values)), values
+    converted = np.empty(len(uniques) + 1, dtype=object)
+    for i, value in enumerate(uniques):  # one by one: a tuple must stay one cell
+        converted[i] = convert(value)
+    converted[-1] = convert(None)  # code -1: a missing value
+    return converted[codes]
 
 
 class Replay:

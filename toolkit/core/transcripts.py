@@ -78,6 +78,7 @@ class CallLog:
     """Logged calls, column by column, plus the lines that could not be read."""
 
     rows: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    tables: list[Any] = field(default_factory=list)  # call tables read column-wise (DataFrames)
     problems: list[Problem] = field(default_factory=list)
     sessions: dict[str, SessionInfo] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -93,13 +94,18 @@ class CallLog:
         self.problems.append(Problem(file, line, message, "warning"))
 
     def __len__(self) -> int:
-        return len(self.rows["tool"])
+        return len(self.rows["tool"]) + sum(len(t) for t in self.tables)
 
     def frame(self) -> pd.DataFrame:
-        """The calls as a DataFrame (columns :data:`COLUMNS`)."""
+        """The calls as a DataFrame (columns :data:`COLUMNS`), in the order they were read."""
         import pandas as pd
 
-        return pd.DataFrame({c: pd.Series(self.rows[c], dtype=object) for c in COLUMNS})
+        parts = [t for t in self.tables if len(t)]
+        if self.rows["tool"] or not parts:
+            parts.insert(0, pd.DataFrame({c: pd.Series(self.rows[c], dtype=object)
+                                          for c in COLUMNS}))
+        out: pd.DataFrame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        return out
 
 
 def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> CallLog:
@@ -489,51 +495,65 @@ def _plain(value: Any) -> Any:
 
 
 def _read_frame(frame: Any, display: str, log: CallLog, first_line: int = 0) -> None:
-    """A call table, column by column (no per-row Python work but parsing JSON ``args``)."""
+    """A call table, column by column: conversions run once per distinct value, not per row
+    (only JSON ``args`` text is parsed row by row)."""
+    import numpy as np
     import pandas as pd
 
     if "tool" not in frame.columns:
         log.problem(display, None, "a call table needs a 'tool' column (and 'agent', 'args')")
         return
     n = len(frame)
-    tools = frame["tool"].astype(object).to_numpy()
-    missing = [i for i, t in enumerate(tools) if not isinstance(t, str) or not t.strip()]
-    for i in missing:
+    tools = _by_value(frame["tool"], lambda t: t.strip() if isinstance(t, str) and t.strip()
+                      else None)
+    keep = ~pd.isna(tools)
+    for i in np.flatnonzero(~keep).tolist():
         log.problem(display, first_line + i + 1, "call without a tool name; skipped")
-    keep = pd.Series(True, index=range(n))
-    keep.iloc[missing] = False
 
-    def column(*names: str, convert: Any = None) -> list[Any]:
-        for name in names:
-            if name in frame.columns:
-                values = frame[name].astype(object).to_numpy()
-                if convert is None:
-                    return [_plain(v) for v in values]
-                cache: dict[Any, Any] = {}
-                return [_cached(cache, convert, v) for v in values]
-        return [None] * n
+    def column(*names: str, convert: Any = None) -> Any:
+        found = next((name for name in names if name in frame.columns), None)
+        if found is None:
+            return np.full(n, None, dtype=object)
+        if convert is None:  # as it is, missing values as None (vectorised: no per-row work)
+            values = frame[found].to_numpy(dtype=object, copy=True)
+            values[pd.isna(values)] = None
+            return values
+        return _by_value(frame[found], convert)
 
-    args = _args_column(frame, display, log, first_line) if "args" in frame.columns else [
-        {}] * n
-    agents = column("agent", convert=lambda v: str(v).strip() if _present(v) else None)
-    values = {
-        "time": column("time", "timestamp", "seq"), "session": column("session"),
-        "agent": agents, "tool": [str(t).strip() if isinstance(t, str) else t for t in tools],
-        "args": args, "observed": column("observed", "outcome", convert=_observed),
-        "groups": column("groups", convert=_groups), "state": column("state"),
+    table = pd.DataFrame({
+        "time": column("time", "timestamp", "seq"),
+        "session": column("session"),
+        "agent": column("agent", convert=lambda v: str(v).strip() if _present(v) else None),
+        "tool": tools,
+        "args": _args_column(frame, display, log, first_line) if "args" in frame.columns
+        else [{} for _ in range(n)],
+        "observed": column("observed", "outcome", convert=_observed),
+        "groups": column("groups", convert=_groups),
+        "state": column("state"),
         "cwd": column("cwd"),
         "source": [f"{display}:{first_line + i + 1}" for i in range(n)],
-    }
-    mask = keep.to_numpy()
-    for name in COLUMNS:
-        log.rows[name].extend(v for v, k in zip(values[name], mask, strict=True) if k)
+    }, columns=list(COLUMNS))
+    log.tables.append(table if keep.all() else table[keep].reset_index(drop=True))
 
 
-def _cached(cache: dict[Any, Any], convert: Any, value: Any) -> Any:
-    key = value if isinstance(value, (str, int, float, type(None))) else repr(value)
-    if key not in cache:
-        cache[key] = convert(value)
-    return cache[key]
+def _by_value(series: Any, convert: Any) -> Any:
+    """``convert`` applied to each distinct value of ``series`` (an object array back)."""
+    import numpy as np
+    import pandas as pd
+
+    values = series.astype(object).to_numpy()
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists): one by one
+        out = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            out[i] = convert(value)
+        return out
+    converted = np.empty(len(uniques) + 1, dtype=object)
+    for i, value in enumerate(uniques):  # one by one: a tuple must stay one cell
+        converted[i] = convert(value)
+    converted[-1] = convert(None)  # factorize's -1: a missing value
+    return converted[codes]
 
 
 def _observed(value: Any) -> str | None:
@@ -548,23 +568,26 @@ def _groups(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _args_column(frame: Any, display: str, log: CallLog, first_line: int) -> list[Any]:
+def _args_column(frame: Any, display: str, log: CallLog, first_line: int) -> Any:
     """The ``args`` column: dicts as they are, JSON text parsed (a bad one is a problem)."""
-    out: list[Any] = []
-    for i, value in enumerate(frame["args"].astype(object).to_numpy()):
-        if isinstance(value, dict):
-            out.append(value)
-        elif isinstance(value, str) and value.strip():
-            try:
-                parsed = json.loads(value)
-            except ValueError as exc:
-                log.problem(display, first_line + i + 1,
-                            f"args is not JSON ({exc}); call kept without args")
-                parsed = {}
-            out.append(parsed if isinstance(parsed, dict) else {})
-        else:
-            out.append({})
-    return out
+    import numpy as np
+
+    values = frame["args"].to_numpy(dtype=object, copy=True)
+    is_dict = np.fromiter((type(v) is dict for v in values), dtype=bool, count=len(values))
+    for i in np.flatnonzero(~is_dict).tolist():  # only the cells that are not dicts yet
+        values[i] = _args_of(values[i], display, log, first_line + i + 1)
+    return values
+
+
+def _args_of(value: Any, display: str, log: CallLog, line: int) -> dict[str, Any]:
+    if not isinstance(value, str) or not value.strip():
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        log.problem(display, line, f"args is not JSON ({exc}); call kept without args")
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def _read_csv(file: Path, display: str, log: CallLog) -> None:
