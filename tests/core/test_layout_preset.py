@@ -3,11 +3,13 @@ preset, else the one the layout shows unambiguously, else ``strict``), and why."
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 import toolkit as tk
+from toolkit.cli import main
 from toolkit.core.loaders import layout_preset
 
 
@@ -57,3 +59,10 @@ def test_no_layout_is_strict(tmp_path: Path) -> None:
     proj = tk.load(tmp_path)
     assert proj.preset.name == "strict"
     assert proj.preset_reason.startswith("the default")
+
+
+def test_toolmatrix_check_says_which_preset_and_why(tmp_path: Path) -> None:
+    make(tmp_path, ".work-agent/agents")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(tmp_path)], out=out, err=err) == 0
+    assert "preset work-agent: the project folder holds .work-agent/" in err.getvalue()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.check import check_project
+from ..core.check import checked_policy
 from ..core.presets import PRESETS
 from ._registry import verb
 
@@ -25,12 +25,17 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 @verb("check", "validate definitions; exit 1 on any error (or, with --locked, any tool "
                "changed since the lock)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Print every problem; exit 1 on an error (or any warning with --strict-warnings)."""
-    problems, ok = check_project(args.path, args.preset)
+    """Print every problem; exit 1 on an error (or any warning with --strict-warnings).
+
+    The preset that governs the project, and why, goes to stderr with the counts.
+    """
+    problems, ok, policy = checked_policy(args.path, args.preset)
     for p in problems:
         print(f"{p}" if p.severity == "error" else f"{p} (warning)", file=out)
     failed = not ok or (args.strict_warnings and bool(problems))
     errors = sum(p.severity == "error" for p in problems)
+    if policy is not None:
+        print(f"preset {policy.preset.name}: {policy.preset_reason}", file=err)
     print(f"{errors} error(s), {len(problems) - errors} warning(s)", file=err)
     if args.locked and ok:
         failed = _locked(args, out, err) or failed

@@ -17,7 +17,7 @@ from .pool import glob_match
 from .presets import Preset
 from .risk import risk_problems
 
-__all__ = ["check_project", "guideline_problems", "state_problems"]
+__all__ = ["check_project", "checked_policy", "guideline_problems", "state_problems"]
 
 
 def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[Problem], bool]:
@@ -27,15 +27,23 @@ def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[P
     error, a skipped rule a warning, and so is each subagent whose tools get around settings
     deny / ask rules when a runtime does not apply settings to subagents.
     """
+    problems, ok, _policy = checked_policy(path, preset)
+    return problems, ok
+
+
+def checked_policy(path: str, preset: str | Preset | None = None
+                   ) -> tuple[list[Problem], bool, Policy | None]:
+    """:func:`check_project` plus the policy it checked (None when the definitions are
+    broken), so a caller can say which preset governs the project and why."""
     try:
         policy = Policy(load_definitions(path), preset, permissions=project_settings(path))
     except DefinitionError as exc:
-        return list(exc.problems), False
+        return list(exc.problems), False, None
     problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy),
                 *risk_problems(policy)]
     if policy.claude is not None:
         problems += policy.claude.gap_problems(policy.agents.values())
-    return problems, True
+    return problems, True, policy
 
 
 def guideline_problems(policy: Policy) -> list[Problem]:
