@@ -457,3 +457,26 @@ def test_delegation_block_is_checked_too(repo: Path) -> None:
     edit(agent_file(repo, "restricted-lead"), delegation={"maxDepth": "two"})
     with pytest.raises(tk.DefinitionError, match=r"delegation\.maxDepth"):
         tk.load(repo)
+
+
+# -- where toolkit's reading differs (README "Read a work-agent repository") -------------------
+
+def test_available_empty_follows_the_preset_table(repo: Path) -> None:
+    # SPEC's work-agent column: allow list [] = all of use; work-agent's runtime would give
+    # nothing ([] is truthy in JS). The README lists this difference.
+    path = agent_file(repo, "legacy-scheduler")
+    data = json.loads(path.read_text())
+    data["tools"]["available"] = []
+    path.write_text(json.dumps(data, indent=2))
+    proj = connected(tk.load(repo))
+    assert proj.resolve("legacy-scheduler").allowed == {
+        f"@{s}/{t}" for s in ("calendar-mcp", "crm-mcp") for t in SERVER_TOOLS[s]}
+
+
+def test_delegation_max_depth_may_lower_but_not_raise(repo: Path) -> None:
+    edit(agent_file(repo, "restricted-lead"), delegation={"maxDepth": 3})
+    proj = connected(tk.load(repo))
+    chain = proj.start("restricted-lead").spawn("researcher").spawn("researcher")
+    with pytest.raises(tk.SpawnError, match=r"Delegation depth limit reached \(2\)"):
+        chain.spawn("researcher")
+    assert any("sets max_depth 3, above the project's 2" in w.message for w in proj.warnings)
