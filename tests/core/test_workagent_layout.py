@@ -480,3 +480,17 @@ def test_delegation_max_depth_may_lower_but_not_raise(repo: Path) -> None:
     with pytest.raises(tk.SpawnError, match=r"Delegation depth limit reached \(2\)"):
         chain.spawn("researcher")
     assert any("sets max_depth 3, above the project's 2" in w.message for w in proj.warnings)
+
+
+def test_servers_connecting_one_by_one_resolve_as_a_cold_load(repo: Path) -> None:
+    # Grants are extended incrementally as servers' tools arrive (core/incremental.py);
+    # work-agent's names and server_* patterns must come out as a cold resolve does.
+    warm = tk.load(repo)
+    for server, tools in SERVER_TOOLS.items():
+        for agent in AGENTS:
+            warm.resolve(agent)
+        warm.set_server_tools(server, [mcp(server, t) for t in tools])
+    cold = connected(tk.load(repo))
+    for agent in AGENTS:
+        assert warm.resolve(agent).verdicts == cold.resolve(agent).verdicts, agent
+    assert warm.effects().equals(cold.effects())
