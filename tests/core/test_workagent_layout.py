@@ -494,3 +494,13 @@ def test_servers_connecting_one_by_one_resolve_as_a_cold_load(repo: Path) -> Non
     for agent in AGENTS:
         assert warm.resolve(agent).verdicts == cold.resolve(agent).verdicts, agent
     assert warm.effects().equals(cold.effects())
+
+
+def test_check_warns_about_an_mcp_server_no_file_defines(repo: Path) -> None:
+    from toolkit.core.check import check_project
+
+    edit(agent_file(repo, "crm-reader"), tools={"mcpServers": ["crm-mcp", "erp-mcp"]})
+    problems, ok = check_project(str(repo))
+    assert ok
+    assert [(p.file, p.line) for p in problems if "'erp-mcp'" in p.message] == [
+        (".work-agent/agents/crm-reader/agent.json", 2)]

@@ -17,7 +17,8 @@ from .pool import glob_match
 from .presets import Preset
 from .risk import risk_problems
 
-__all__ = ["check_project", "checked_policy", "guideline_problems", "state_problems"]
+__all__ = ["check_project", "checked_policy", "guideline_problems", "server_problems",
+           "state_problems"]
 
 
 def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[Problem], bool]:
@@ -40,10 +41,26 @@ def checked_policy(path: str, preset: str | Preset | None = None
     except DefinitionError as exc:
         return list(exc.problems), False, None
     problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy),
-                *risk_problems(policy)]
+                *server_problems(policy), *risk_problems(policy)]
     if policy.claude is not None:
         problems += policy.claude.gap_problems(policy.agents.values())
     return problems, True, policy
+
+
+def server_problems(policy: Policy) -> list[Problem]:
+    """A work-agent ``mcpServers`` entry that names no configured server and no catalog tool
+    (work-agent logs "Failed to load tool" and goes on without it)."""
+    out = []
+    for agent in policy.agents.values():
+        for server in agent.use_servers:
+            if server in policy.server_configs or server in policy.pool:
+                continue
+            out.append(Problem(agent.file, agent.line,
+                               f"agent {agent.name!r} lists MCP server {server!r} in "
+                               "mcpServers, but no tool.json or server config defines it; "
+                               "it contributes no tools (work-agent: \"Failed to load tool\")",
+                               "warning"))
+    return out
 
 
 def guideline_problems(policy: Policy) -> list[Problem]:
