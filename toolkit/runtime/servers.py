@@ -233,7 +233,10 @@ class ServerConnection:
                 env["PYTHONPATH"] = os.environ["PYTHONPATH"]
             cwd = (self.base_dir / config.cwd) if config.cwd else self.base_dir
             params = StdioServerParameters(
-                command=sys.executable, args=["-c", _LAUNCHER, command, *config.args],
+                # -I -S: the launcher needs the standard library only; skipping site and
+                # the venv's .pth hooks saves ~15 ms of CPU per server before the exec
+                command=sys.executable, args=["-I", "-S", "-c", _LAUNCHER, command,
+                                              *config.args],
                 env=env, cwd=str(cwd))
             stack.callback(_kill_launched_group, pid_file)  # runs after the client's own close
             streams = await stack.enter_async_context(stdio_client(params, errlog=log))
