@@ -15,6 +15,7 @@ line pairs) of ``transcript_calls`` calls, read + replayed.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import resource
@@ -117,15 +118,19 @@ def worker(root: Path, calls: int, repeat: int, transcript_calls: int) -> dict[s
     log = build_calls(root, calls)
     rss_before = _rss_mb()
     times = []
-    for _ in range(repeat):
+    for i in range(repeat):
         start = time.perf_counter()
         rp = tk.replay(proj, log)
         times.append(time.perf_counter() - start)
-    distinct = int(rp.calls[["agent", "tool", "groups", "state"]].astype(str).drop_duplicates(
-        ).shape[0])
-    out = {"seconds": times, "rss_before_mb": rss_before, "rss_peak_mb": _rss_mb(),
-           "rules": rules, "distinct": distinct, "rows": len(rp.calls),
-           "regressions": len(rp.regressions)}
+        if i == 0:
+            peak = _rss_mb()  # the first replay's high-water mark, one result alive
+            rows, regressions = len(rp.calls), len(rp.regressions)
+        del rp  # the next repetition starts from the same memory
+        gc.collect()
+    distinct = int(log[["agent", "tool", "state"]].assign(groups=log["groups"].map(str))
+                   .drop_duplicates().shape[0])
+    out = {"seconds": times, "rss_before_mb": rss_before, "rss_peak_mb": peak,
+           "rules": rules, "distinct": distinct, "rows": rows, "regressions": regressions}
     if transcript_calls:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "session.jsonl"
@@ -152,8 +157,8 @@ def measure(scale: Scale, workdir: Path | None = None) -> list[Row]:
     rows = [Row(f"7. Replay {result['rows']:,} logged calls against {result['rules']} rules "
                 f"({scale.agents} agents × {scale.tools:,} tools), from a DataFrame",
                 seconds, target="≤ 5 s, ≤ 1 GB", met=seconds <= 5 and peak <= 1024,
-                note=f"{result['distinct']:,} distinct (agent, tool, groups, state) questions, "
-                     f"each asked once; peak RSS of the whole process {peak:.0f} MB "
+                note=f"{result['distinct']:,} distinct (agent, tool, groups, state) in the log; "
+                     f"peak RSS of the whole process {peak:.0f} MB "
                      f"({result['rss_before_mb']:.0f} MB with the log built, before "
                      f"replaying); times {', '.join(f'{t:.2f}' for t in result['seconds'])} s")]
     if "transcript_seconds" in result:

@@ -117,7 +117,7 @@ def test_call_table_jsonl_csv_and_dataframe(write: Write) -> None:
                           "args": [{"p": 1}, None]})
     frame = calls_of(table)
     assert list(frame["args"]) == [{"p": 1}, {}]
-    assert list(frame["source"]) == ["<DataFrame>:1", "<DataFrame>:2"]
+    assert list(frame["source"]) == [1, 2]  # a DataFrame's calls: their row numbers
 
 
 def test_sessions_of_an_audit_log_name_agent_and_parent(write: Write) -> None:

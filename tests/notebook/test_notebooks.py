@@ -17,7 +17,7 @@ from tests.support.procs import wait_no_descendants
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01-quickstart", "02-mcp-servers", "03-groups-and-states", "04-spawn-hierarchy",
          "05-policy-debugging", "06-agent-switching", "07-fleet-scale",
-         "08-claude-code-permissions"]
+         "08-claude-code-permissions", "09-diff-lock-risk"]
 
 
 @pytest.mark.slow

@@ -599,9 +599,10 @@ class Replay:
         effects = calls["effect"].astype(object).fillna("not evaluated").value_counts()
         observed = calls["observed"].astype(object).fillna("unknown").value_counts()
         status: Any = self.rules["status"].value_counts() if len(self.rules) else {}
+        sessions = calls["session"].nunique()
         lines = [
-            f"replayed {len(calls)} call(s) in {calls['session'].nunique()} session(s) from "
-            f"{self.source or 'the log'}",
+            f"replayed {len(calls)} call(s)" + (f" in {sessions} session(s)" if sessions else "")
+            + f" from {self.source or 'the log'}",
             "  now:  " + ", ".join(f"{k} {v}" for k, v in effects.items()),
             "  then: " + ", ".join(f"{k} {v}" for k, v in observed.items()),
             f"  {len(self.regressions)} regression(s) (ran then, not allowed now); "

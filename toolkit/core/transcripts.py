@@ -46,6 +46,8 @@ __all__ = ["COLUMNS", "CallLog", "SessionInfo", "read_calls"]
 COLUMNS = ("time", "session", "agent", "tool", "args", "observed", "groups", "state", "cwd",
            "source")
 
+#: How problems name a DataFrame given as the log (its calls' ``source`` is the row number).
+FRAME = "<DataFrame>"
 #: What the log says happened to a call.
 OBSERVED = ("ran", "denied", "error")
 
@@ -122,7 +124,7 @@ def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> Ca
     """
     log = CallLog()
     if _is_frame(source):
-        _read_frame(source, "<DataFrame>", log)
+        _read_frame(source, FRAME, log)
         log.kinds.add("calls")
         return log
     path = Path(source)
@@ -515,7 +517,10 @@ def _read_frame(frame: Any, display: str, log: CallLog, first_line: int = 0) -> 
         if found is None:
             return np.full(n, None, dtype=object)
         if convert is None:  # as it is, missing values as None (vectorised: no per-row work)
-            values = frame[found].to_numpy(dtype=object, copy=True)
+            series = frame[found]
+            if series.dtype.kind in "iub":  # numbers stay numbers (no object per row)
+                return series.to_numpy()
+            values = series.to_numpy(dtype=object, copy=True)
             values[pd.isna(values)] = None
             return values
         return _by_value(frame[found], convert)
@@ -531,7 +536,9 @@ def _read_frame(frame: Any, display: str, log: CallLog, first_line: int = 0) -> 
         "groups": column("groups", convert=_groups),
         "state": column("state"),
         "cwd": column("cwd"),
-        "source": [f"{display}:{first_line + i + 1}" for i in range(n)],
+        # where the call is: file:line, or for a DataFrame its row number (no string per row)
+        "source": np.arange(1, n + 1) if display == FRAME else [
+            f"{display}:{first_line + i + 1}" for i in range(n)],
     }, columns=list(COLUMNS))
     log.tables.append(table if keep.all() else table[keep].reset_index(drop=True))
 
