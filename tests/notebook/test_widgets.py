@@ -222,3 +222,19 @@ def test_audit_view_filters(trustgraph: tk.Project) -> None:
     view.agent.value = "react-agent"
     assert set(view.table["agent_id"]) == {"react-agent"}  # type: ignore[index]
     assert "Audit log" in view._repr_mimebundle_()["text/plain"]
+
+
+def test_stepper_and_spawn_tree_bound_long_tool_lists(write: object) -> None:
+    tools = "".join(f"  t{i:02d}:\n    description: tool {i}\n" for i in range(60))
+    root = write({"tools.yaml": f"tool:\n{tools}",  # type: ignore[operator]
+                  "agents/a.md": "---\nname: a\ntools: ['*']\n---\n"})
+    with tk.load(root) as proj:
+        session = proj.start("a", groups=["*"])
+        st = WorkflowStepper(session)
+        assert len(st.buttons) == 40 and st.filter.layout.display is None
+        assert "… and 20 more" in st.tools_box.children[-1].value
+        st.filter.value = "t5"
+        assert set(st.buttons) == {f"t5{i}" for i in range(10)}
+        assert "… and 48 more" in st.static_text()
+        tree = SpawnTree(session)
+        assert "… and 48 more" in tree.static_text() and "t59" not in tree.static_html()

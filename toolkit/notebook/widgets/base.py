@@ -14,7 +14,7 @@ import ipywidgets as w
 from ...errors import ToolkitError
 from ..views import error_item, mimebundle, output_item
 
-__all__ = ["STATIC_CSS", "View", "esc", "show", "show_error"]
+__all__ = ["STATIC_CSS", "View", "esc", "first_names", "show", "show_error"]
 
 log = logging.getLogger("toolkit")
 
@@ -31,6 +31,14 @@ REFRESH_EVERY = 0.3
 def esc(value: object) -> str:
     """HTML-escaped text of any value (quotes too)."""
     return escape(str(value), quote=True)
+
+
+def first_names(names: Sequence[str], n: int = 12, code: bool = False) -> str:
+    """``a, b, c … and 40 more`` or ``(none)``: plain text, or HTML with ``code=True`` (each
+    name escaped in ``<code>``). Long lists never become walls of text."""
+    shown = [f"<code>{esc(x)}</code>" for x in names[:n]] if code else list(names[:n])
+    more = f" … and {len(names) - n} more" if len(names) > n else ""
+    return (", ".join(shown) or "(none)") + more
 
 
 def show(out: w.Output, *objects: Any) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ..views import HTMLView
-from .base import View, esc, show
+from .base import View, esc, first_names, show
 
 if TYPE_CHECKING:
     from ...runtime.session import Session
@@ -116,17 +116,17 @@ class SpawnTree(View):
 
     def _line(self, node: Session) -> str:
         r = node.resolution
-        tools = ", ".join(sorted(r.allowed)) or "(none)"
-        extra = f"; stripped: {', '.join(sorted(r.stripped))}" if r.stripped else ""
+        tools = first_names(sorted(r.allowed))
+        extra = f"; stripped: {first_names(sorted(r.stripped))}" if r.stripped else ""
         return f"{node.id} (depth {node.depth}): {tools}{extra}"
 
     def static_html(self) -> str:
         items = "".join(
             f"<li style='margin-left:{1.5 * n.depth}em'><code>{esc(n.id)}</code> "
             f"<small>depth {n.depth}{', closed' if n.closed else ''}</small>: "
-            f"{esc(', '.join(sorted(n.allowed)) or '(none)')}"
+            f"{esc(first_names(sorted(n.allowed)))}"
             + (" <small style='color:#cf222e'>stripped: "
-               f"{esc(', '.join(sorted(n.resolution.stripped)))}</small>"
+               f"{esc(first_names(sorted(n.resolution.stripped)))}</small>"
                if n.resolution.stripped else "") + "</li>"
             for n in self.nodes())
         return f"<div class='toolkit-spawn-tree'><ul style='list-style:none'>{items}</ul></div>"

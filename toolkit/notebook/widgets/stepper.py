@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ...core.render import PALETTE
-from .base import View, esc, show
+from .base import View, esc, first_names, show
 
 if TYPE_CHECKING:
     from ...core.models import Tool
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["WorkflowStepper", "example_args"]
 
+#: At most this many tool buttons at once (the filter finds the others).
+MAX_BUTTONS = 40
 _PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [],
                 "object": {}}
 
@@ -62,6 +64,9 @@ class WorkflowStepper(View):
         self.state_label = w.Label()
         self.state_label.add_class("toolkit-stepper-state")
         self.tools_box = w.VBox()
+        self.filter = w.Text(placeholder="filter the tools by name", description="tools",
+                             continuous_update=False)
+        self.filter.observe(self.reporting(lambda _c: self.render()), names="value")
         self.result = w.Output(layout=w.Layout(max_height="14em", overflow="auto",
                                                border="1px solid #d0d7de"))
         self.result.add_class("toolkit-stepper-result")
@@ -73,7 +78,8 @@ class WorkflowStepper(View):
         self.history: list[dict[str, Any]] = []
         self.last: CallResult | None = None
         self._shown: tuple[str, bool] | None = None
-        self.widget = w.VBox([self.banner, self.state_label, self.tools_box, self.messages,
+        self.widget = w.VBox([self.banner, self.state_label, self.filter, self.tools_box,
+                              self.messages,
                               self.result, w.Label("History"), self.history_view])
         self.widget.add_class("toolkit-stepper")
         self.render()
@@ -99,9 +105,12 @@ class WorkflowStepper(View):
         self._shown = (s.state, s.closed)
         self.state_label.value = (f"{s.id}: state {s.state} · groups {', '.join(s.groups)} · "
                                   f"{len(s.allowed)} tool(s) available")
-        rows = []
+        rows: list[w.Widget] = []
         self.buttons, self.arg_boxes = {}, {}
-        for name in sorted(s.allowed):
+        wanted = self.filter.value.strip().lower()
+        names = [n for n in sorted(s.allowed) if wanted in n.lower()]
+        self.filter.layout.display = None if len(s.allowed) > MAX_BUTTONS else "none"
+        for name in names[:MAX_BUTTONS]:
             effect = s.resolution.effect(name)
             button = w.Button(description=name, tooltip=f"{effect}: "
                               f"{s.pool[name].description or name}",
@@ -118,8 +127,12 @@ class WorkflowStepper(View):
         closed = bool(getattr(s.project, "closed", False)) or s.closed
         for button in self.buttons.values():
             button.disabled = closed
+        if len(names) > MAX_BUTTONS:  # a fleet agent may hold thousands: never a wall of buttons
+            rows.append(w.Label(f"… and {len(names) - MAX_BUTTONS} more: type in the filter "
+                                "above to find one"))
         if not rows:
-            rows.append(w.Label("No tool is available in this state."))
+            rows.append(w.Label("No tool is available in this state." if not s.allowed
+                                else "No available tool matches the filter."))
         self.tools_box.children = tuple(rows)
         self.history_view.value = self._history_html()
 
@@ -163,13 +176,13 @@ class WorkflowStepper(View):
 
     def static_html(self) -> str:
         s = self.session
-        tools = ", ".join(f"<code>{esc(t)}</code>" for t in sorted(s.allowed)) or "(none)"
+        tools = first_names(sorted(s.allowed), code=True)
         return (f"<div class='toolkit-stepper'><p><b>{esc(s.id)}</b>: state "
                 f"<b>{esc(s.state)}</b>; available now: {tools}</p>{self._history_html()}</div>")
 
     def static_text(self) -> str:
         s = self.session
-        lines = [f"{s.id}: state {s.state}; available now: {', '.join(sorted(s.allowed))}"]
+        lines = [f"{s.id}: state {s.state}; available now: {first_names(sorted(s.allowed))}"]
         lines += [f"{i}. {h['tool']} {json.dumps(h['args'])}: {h['outcome']} "
                   f"({h['from']} -> {h['to']})" for i, h in enumerate(self.history, 1)]
         return "\n".join(lines)
