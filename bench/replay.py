@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import resource
 import statistics
@@ -117,11 +118,13 @@ def worker(root: Path, calls: int, repeat: int, transcript_calls: int) -> dict[s
     rules = sum(len(a.allow or ()) + len(a.deny) + len(a.ask) for a in proj.agents.values())
     log = build_calls(root, calls)
     rss_before = _rss_mb()
-    times = []
+    times, cpu = [], []
+    load = os.getloadavg()[0]
     for i in range(repeat):
-        start = time.perf_counter()
+        start, started_cpu = time.perf_counter(), time.process_time()
         rp = tk.replay(proj, log)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - started_cpu)
         if i == 0:
             peak = _rss_mb()  # the first replay's high-water mark, one result alive
             rows, regressions = len(rp.calls), len(rp.regressions)
@@ -129,7 +132,8 @@ def worker(root: Path, calls: int, repeat: int, transcript_calls: int) -> dict[s
         gc.collect()
     distinct = int(log[["agent", "tool", "state"]].assign(groups=log["groups"].map(str))
                    .drop_duplicates().shape[0])
-    out = {"seconds": times, "rss_before_mb": rss_before, "rss_peak_mb": peak,
+    out = {"seconds": times, "cpu_seconds": cpu, "load": [load, os.getloadavg()[0]],
+           "rss_before_mb": rss_before, "rss_peak_mb": peak,
            "rules": rules, "distinct": distinct, "rows": rows, "regressions": regressions}
     if transcript_calls:
         with tempfile.TemporaryDirectory() as tmp:
@@ -160,7 +164,10 @@ def measure(scale: Scale, workdir: Path | None = None) -> list[Row]:
                 note=f"{result['distinct']:,} distinct (agent, tool, groups, state) in the log; "
                      f"peak RSS of the whole process {peak:.0f} MB "
                      f"({result['rss_before_mb']:.0f} MB with the log built, before "
-                     f"replaying); times {', '.join(f'{t:.2f}' for t in result['seconds'])} s")]
+                     f"replaying); times {', '.join(f'{t:.2f}' for t in result['seconds'])} s, "
+                     f"CPU time of the process {statistics.median(result['cpu_seconds']):.2f} s"
+                     f" (median; load average {result['load'][0]:.1f} / "
+                     f"{result['load'][1]:.1f} on the machine before / after)")]
     if "transcript_seconds" in result:
         t = result["transcript_seconds"]
         rows.append(Row(f"7b. Read + replay a Claude Code transcript of "

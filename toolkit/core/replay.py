@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UnknownAgentError
 from .decision import Decision, Effect
 from .models import DEFAULT_GROUPS, DEFAULT_STATE, NO_RULE, Rule, groups_label
-from .replay_names import NameLevel
+from .replay_names import Coded, NameLevel
 from .resolve import Lineage
 from .transcripts import CallLog, SessionInfo, read_calls
 
@@ -204,33 +204,35 @@ class _Evaluator:
             return frame[name].to_numpy(dtype=object)
 
         main = self.main or MAIN
-        agents = mapped(column("agent"), lambda a: main if a is None else str(a))
-        groups = mapped(column("groups"), self._groups_key)
-        parents = mapped(column("session"), self._parent_of)
-        tools = column("tool")
-        self.names = self._name_level(agents, groups, parents, column("state"))
-        states = self._follow_states(frame, agents, groups, parents)
-        args_keys = _args_keys(frame["args"]) if self.engine is not None else None
-        cwds = (mapped(column("cwd"), lambda c: c if isinstance(c, str) else "")
-                if self.engine is not None else None)
+        agents = Coded.of(column("agent"), lambda a: main if a is None else str(a))
+        groups = Coded.of(column("groups"))
+        group_keys = groups.map(self._groups_key)
+        parents = Coded.of(column("session"), self._parent_of).values
+        tools = Coded.of(column("tool"))
+        self.names = self._name_level(agents, group_keys, parents, column("state"))
+        states = Coded.of(self._follow_states(frame, agents.values, group_keys.values, parents))
         vectorised = (parents == "") if self.engine is None else np.zeros(len(frame), bool)
-        row_code, keys, outcomes = self._roots(vectorised, agents, tools, groups, states)
+        row_code, keys, outcomes = self._roots(vectorised, agents, tools, group_keys, states)
         rest = np.flatnonzero(~vectorised)
         if len(rest):
+            args_keys = _args_keys(frame["args"]) if self.engine is not None else None
+            cwds = (Coded.of(column("cwd"), lambda c: c if isinstance(c, str) else "").values
+                    if self.engine is not None else None)
             codes, more = _distinct([c[rest] if c is not None else None for c in (
-                agents, tools, groups, states, parents, cwds, args_keys)])
+                agents.values, tools.values, group_keys.values, states.values, parents, cwds,
+                args_keys)])
             args_of = {} if self.engine is None else _first_args(codes, frame["args"].iloc[rest])
             row_code[rest] = codes + len(keys)
             outcomes += [self.outcome(k, args_of.get(i)) for i, k in enumerate(more)]
             keys += more
         counts = np.bincount(row_code, minlength=len(keys)) if len(keys) else np.zeros(0, int)
         self.notes.update(self.names.notes)
-        calls = _calls_frame(frame, agents, states, row_code, outcomes)
+        calls = _calls_frame(frame, agents, groups, states, row_code, outcomes)
         return Replay(calls=calls, rules=self._rules(keys, outcomes, counts),
                       problems=self.log.problems, warnings=list(self.notes), source=source,
                       project=self.proj, engine=self.engine is not None)
 
-    def _roots(self, mask: Any, agents: Any, tools: Any, groups: Any, states: Any
+    def _roots(self, mask: Any, agents: Coded, tools: Coded, groups: Coded, states: Coded
                ) -> tuple[Any, list[tuple[Any, ...]], list[_Outcome]]:
         """Root sessions' calls at once (:meth:`NameLevel.classify`); their rows' codes."""
         import numpy as np
@@ -240,7 +242,8 @@ class _Evaluator:
         if not len(index):
             return row_code, [], []
         classes, keys, answers = self.names.classify(
-            agents[index], tools[index], groups[index], states[index], self.groups_of.get)
+            agents.take(index), tools.take(index), groups.take(index), states.take(index),
+            self.groups_of.get)
         row_code[index] = classes
         outcomes = []
         for key, (verdict, rule, canonical) in zip(keys, answers, strict=True):
@@ -263,15 +266,19 @@ class _Evaluator:
                        f"{agent!r}; known agents: {known}"] = None
         return _Outcome(None, "agent", NO_RULE, None, None)
 
-    def _name_level(self, agents: Any, groups: Any, parents: Any, states: Any) -> NameLevel:
+    def _name_level(self, agents: Coded, groups: Coded, parents: Any, states: Any
+                    ) -> NameLevel:
         """The name-level answers for the agents, group sets and states of this log."""
+        import numpy as np
         import pandas as pd
 
-        roots = pd.unique(agents[parents == ""]) if len(agents) else []
+        used: Any = np.unique(agents.codes[parents == ""]) if len(agents) else []
+        roots = {str(agents.uniques[c]) for c in used} - {MAIN}
         logged = {s for s in pd.unique(states) if isinstance(s, str) and s}
-        group_sets = [self.groups_of[g] or DEFAULT_GROUPS for g in pd.unique(groups)]
-        return NameLevel(self.proj, self.preset, sorted(str(a) for a in roots if a != MAIN),
-                         group_sets, [*self.proj.states, *sorted(logged)])
+        group_sets = [self.groups_of[g] or DEFAULT_GROUPS for g in dict.fromkeys(
+            groups.uniques.tolist())]
+        return NameLevel(self.proj, self.preset, sorted(roots), group_sets,
+                         [*self.proj.states, *sorted(logged)])
 
     def _groups_key(self, groups: Any) -> str:
         if groups is None or (isinstance(groups, float) and groups != groups):
@@ -476,18 +483,16 @@ def _categorical(values: list[Any], row_code: Any) -> Any:
     return pd.Categorical.from_codes(spread, categories=pd.Index(list(categories)))
 
 
-def _calls_frame(frame: pd.DataFrame, agents: Any, states: Any, row_code: Any,
-                 outcomes: list[_Outcome]) -> pd.DataFrame:
+def _calls_frame(frame: pd.DataFrame, agents: Coded, groups: Coded, states: Coded,
+                 row_code: Any, outcomes: list[_Outcome]) -> pd.DataFrame:
     import pandas as pd
 
     lines = pd.array([o.rule.line if o.rule.kind != "none" else None for o in outcomes],
                      dtype="Int64")
-    groups = mapped(frame["groups"].to_numpy(dtype=object),
-                    lambda g: None if g is None else groups_label(tuple(g)))
     return pd.DataFrame({
         "time": frame["time"],
         "session": frame["session"],
-        "agent": pd.Categorical(agents),
+        "agent": pd.Categorical(agents.values),
         "tool": frame["tool"],
         "args": frame["args"],
         "effect": _categorical([o.effect for o in outcomes], row_code),
@@ -497,8 +502,8 @@ def _calls_frame(frame: pd.DataFrame, agents: Any, states: Any, row_code: Any,
                               for o in outcomes], row_code),
         "line": lines.take(row_code) if len(outcomes) else pd.array([], dtype="Int64"),
         "observed": frame["observed"],
-        "groups": groups,
-        "state": mapped(states, lambda v: v or None),
+        "groups": groups.map(lambda g: None if g is None else groups_label(tuple(g))).values,
+        "state": states.map(lambda v: v or None).values,
         "canonical": _categorical([o.canonical for o in outcomes], row_code),
         "source": frame["source"],
     })
@@ -507,21 +512,9 @@ def _calls_frame(frame: pd.DataFrame, agents: Any, states: Any, row_code: Any,
 def mapped(values: Any, convert: Callable[[Any], Any]) -> Any:
     """``convert`` of each distinct value of an object array, spread back over its rows.
 
-    pandas' missing values (None, NaN) reach ``convert`` as None. Unhashable
-    values (lists) are converted one by one.
+    pandas' missing values (None, NaN) reach ``convert`` as None.
     """
-    import numpy as np
-    import pandas as pd
-
-    try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    except TypeError:
-        codes, uniques = np.arange(len(values)), values
-    converted = np.empty(len(uniques) + 1, dtype=object)
-    for i, value in enumerate(uniques):  # one by one: a tuple must stay one cell
-        converted[i] = convert(value)
-    converted[-1] = convert(None)  # code -1: a missing value
-    return converted[codes]
+    return Coded.of(values, convert).values
 
 
 class Replay:

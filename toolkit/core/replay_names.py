@@ -23,11 +23,61 @@ if TYPE_CHECKING:
     from .policy import Policy
     from .resolve import Grant, Lineage, Resolution
 
-__all__ = ["Answer", "NameLevel", "matrix_columns"]
+__all__ = ["Answer", "Coded", "NameLevel", "matrix_columns"]
 
 #: (verdict, deciding rule, canonical name); a None verdict: the agent is not the project's.
 Answer = tuple[Verdict | None, Rule | None, str | None]
 _NOT_IN_POOL, _NO_AGENT, _NO_CELL = -1, -2, -3
+
+
+class Coded:
+    """A column as integer codes into its distinct values (``values = uniques[codes]``).
+
+    Built once per column (``pandas.factorize``); conversions run once per distinct
+    value, and every later step reuses the codes instead of hashing a million cells
+    again. The last unique is the missing value's slot.
+    """
+
+    def __init__(self, codes: Any, uniques: Any) -> None:
+        self.codes = codes
+        self.uniques = uniques
+
+    @classmethod
+    def of(cls, values: Any, convert: Any = None) -> Coded:
+        """Code an object array; ``convert`` (if given) maps each distinct value."""
+        import numpy as np
+        import pandas as pd
+
+        try:
+            codes, found = pd.factorize(values, use_na_sentinel=True)
+        except TypeError:  # unhashable cells (lists): each its own value
+            codes, found = np.arange(len(values)), values
+        uniques = np.empty(len(found) + 1, dtype=object)
+        for i, value in enumerate(found):  # one by one: a tuple must stay one cell
+            uniques[i] = value if convert is None else convert(value)
+        uniques[-1] = None if convert is None else convert(None)
+        return cls(np.where(codes < 0, len(found), codes), uniques)
+
+    def map(self, convert: Any) -> Coded:
+        """The same codes over converted distinct values."""
+        import numpy as np
+
+        uniques = np.empty(len(self.uniques), dtype=object)
+        for i, value in enumerate(self.uniques):
+            uniques[i] = convert(value)
+        return Coded(self.codes, uniques)
+
+    @property
+    def values(self) -> Any:
+        """The column itself (an object array)."""
+        return self.uniques[self.codes]
+
+    def take(self, index: Any) -> Coded:
+        """The rows at ``index``."""
+        return Coded(self.codes[index], self.uniques)
+
+    def __len__(self) -> int:
+        return len(self.codes)
 
 
 def matrix_columns(frame: Any, agents: Sequence[str], group_sets: Sequence[tuple[str, ...]],
@@ -137,8 +187,15 @@ class NameLevel:
 
     def _rule(self, grant: Grant, parent: str, tool: str, canonical: str | None,
               verdict: Verdict, groups: tuple[str, ...], state: str) -> tuple[Rule, Reason]:
-        """The rule ``explain`` names for this verdict (once per agent, tool and verdict)."""
-        key = (grant.agent.name, parent, canonical or tool, verdict)
+        """The rule ``explain`` names for this verdict (once per agent, tool and verdict).
+
+        A group or state step's rule is the tool's own (its ``groups`` or
+        ``available_in_states`` line), whichever agent asks: explained once per tool.
+        """
+        if verdict.reason in (Reason.GROUP, Reason.STATE) and canonical is not None:
+            key: tuple[Any, ...] = (canonical, verdict)
+        else:
+            key = (grant.agent.name, parent, canonical or tool, verdict)
         if key not in self._rules:
             d = explain(grant, tool, groups, state)
             self._rules[key] = (d.rule, d.reason)
@@ -146,7 +203,7 @@ class NameLevel:
 
     # -- every root call at once ----------------------------------------------------------------
 
-    def classify(self, agents: Any, tools: Any, groups: Any, states: Any,
+    def classify(self, agents: Coded, tools: Coded, groups: Coded, states: Coded,
                  group_of: Any) -> tuple[Any, list[tuple[Any, ...]], list[Answer]]:
         """Root calls, vectorised: (row -> class, each class's (agent, tool, groups, state),
         each class's answer).
@@ -161,10 +218,10 @@ class NameLevel:
 
         if self._effects is None:
             self._tabulate()
-        a_codes, a_names = pd.factorize(agents)
-        t_codes, t_names = pd.factorize(tools)
-        g_codes, g_keys = pd.factorize(groups)
-        s_codes, s_names = pd.factorize(states)
+        a_codes, a_names = agents.codes, agents.uniques
+        t_codes, t_names = tools.codes, tools.uniques
+        g_codes, g_keys = groups.codes, groups.uniques
+        s_codes, s_names = states.codes, states.uniques
         pair = a_codes.astype(np.int64) * max(len(t_names), 1) + t_codes
         p_codes, p_values = pd.factorize(pair)
         rows, canonical = self._pairs(p_values, a_names, t_names)
@@ -186,8 +243,8 @@ class NameLevel:
         _, first_row = np.unique(klass, return_index=True)  # each class's first row
         keys, answers = [], []
         for r in first_row.tolist():
-            agent, tool = str(agents[r]), str(tools[r])
-            key = (agent, tool, group_of(groups[r]), states[r])
+            agent, tool = str(a_names[a_codes[r]]), str(t_names[t_codes[r]])
+            key = (agent, tool, group_of(g_keys[g_codes[r]]), s_names[s_codes[r]])
             keys.append(key)
             answers.append(self._class_answer(key, int(cell[r]), canonical[p_codes[r]]))
         return klass, keys, answers
