@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.lock import (
     LOCK_NAME,
@@ -26,8 +26,28 @@ from ..core.models import Tool
 from ..errors import LockError
 
 if TYPE_CHECKING:
+    from ..core.models import ServerConfig
     from .audit import AuditLog
-    from .project import Project
+    from .servers import ServerManager
+
+
+class Project(Protocol):
+    """What pinning needs of a project (a ``toolkit.runtime.project.Project``)."""
+
+    @property
+    def base_dir(self) -> Path: ...
+
+    @property
+    def server_configs(self) -> Mapping[str, ServerConfig]: ...
+
+    @property
+    def server_manager(self) -> ServerManager: ...
+
+    @property
+    def servers(self) -> Any: ...
+
+    def connect(self, names: list[str] | None = None, timeout: float | None = None, *,
+                locked: bool = False) -> Any: ...
 
 __all__ = ["LOCK_NAME", "LockGuard", "check", "discovered", "guard", "lock_path", "report",
            "write"]
