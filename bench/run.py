@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import calls, fanout, imports, permissions, resolution
+from . import calls, fanout, imports, notebook_view, permissions, resolution
 from . import replay as replay_bench
 from .common import PEER_ENVS, Row, machine, peer_versions, versions
 
@@ -30,7 +30,7 @@ def fmt(value: float, unit: str) -> str:
     if math.isnan(value):
         return "n/a"
     if unit == "B":
-        return f"{value / 1e6:.0f} MB"
+        return f"{value / 1e6:.0f} MB" if value >= 1e7 else f"{value / 1e6:.2f} MB"
     if value >= 1:
         return f"{value:.2f} s"
     if value >= 1e-3:
@@ -89,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     parser.add_argument("--no-peers", action="store_true", help="skip the peer-venv comparisons")
-    parser.add_argument("--only", default="1,3,4,5,6,7", help="figures to run (default all: "
-                                                             "1,3,4,5,6,7; 1 includes 2)")
+    parser.add_argument("--only", default="1,3,4,5,6,7,8", help="figures to run (default all: "
+                                                               "1,3,4,5,6,7,8; 1 includes 2)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the table")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
@@ -114,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += replay_bench.measure(replay_bench.Scale(calls=2000, agents=4, tools=100, repeat=1,
                                                         transcript_calls=200)
                                      if args.quick else replay_bench.Scale())
+    if "8" in only:
+        rows += (notebook_view.measure(20, 200, 1) if args.quick
+                 else notebook_view.measure(200, 5000, 5))
     text = report(rows, time.perf_counter() - started, args)
     args.out.write_text(text, encoding="utf-8")
     print(text)

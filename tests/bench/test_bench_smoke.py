@@ -80,3 +80,11 @@ def test_replay_rows(tmp_path: Path) -> None:
                                                    transcript_calls=100), workdir=tmp_path)
     assert [r.figure.split(" ", 1)[0] for r in rows] == ["7.", "7b."]
     assert all(r.ours > 0 for r in rows) and "3,000 logged calls" in rows[0].figure
+
+
+def test_notebook_view_static_size() -> None:
+    """Figure 8c at a tiny size: the static fallback of an explorer is measured."""
+    from bench import notebook_view
+
+    size, html = notebook_view.static_size(20, 200)
+    assert 0 < html < size < 1_000_000

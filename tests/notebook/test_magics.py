@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -425,3 +427,18 @@ def test_no_import_cycle_among_notebook_modules_outside_widgets() -> None:
 
     in_cycles = [m for m in edges if "widgets" not in m and reaches(m, m, set())]
     assert in_cycles == []
+
+
+def test_load_warms_up_the_mcp_client_in_the_background(examples: Path) -> None:
+    """After %tk load of a project with servers, the next %tk connect need not import the SDK."""
+    code = ("import sys, threading\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "shell = InteractiveShell.instance()\n"
+            "shell.run_line_magic('load_ext', 'toolkit')\n"
+            "assert 'mcp' not in sys.modules\n"
+            f"shell.run_line_magic('tk', 'load {examples}/trustgraph')\n"
+            "[t.join(60) for t in threading.enumerate() if t.name == 'toolkit warm-up']\n"
+            "print('mcp' in sys.modules, 'pandas' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout.split()[-2:] == ["True", "True"]

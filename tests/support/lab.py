@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,11 +141,14 @@ def launch(pw: Any) -> Any:
     return pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=60_000)
 
 
-def open_notebook(browser: Any, lab: Lab, notebook: str) -> Any:
-    """A new page with ``notebook`` open and its kernel idle."""
+def open_notebook(browser: Any, lab: Lab, notebook: str,
+                  before: Callable[[Any], None] | None = None) -> Any:
+    """A new page with ``notebook`` open and its kernel idle (``before(page)`` runs first)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    if before is not None:
+        before(page)
     page.set_default_timeout(60_000)
     page.goto(lab.url(notebook), timeout=90_000)
     page.locator(".jp-NotebookPanel").first.wait_for()

@@ -4,6 +4,8 @@ user, managed and command-line settings layers)."""
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import TYPE_CHECKING
 
 from ._parser import MagicParser, configured, positive_seconds, preset_name, words
@@ -45,4 +47,31 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
     magics.project = project
     if connect:
         project.connect(timeout=timeout)
+    else:
+        warm_up(project)
     return project
+
+
+def warm_up(project: Project) -> threading.Thread | None:
+    """Import the MCP client and pandas in the background when ``project`` has servers.
+
+    A fresh kernel's first ``%tk connect`` would otherwise import the ``mcp``
+    SDK (most of a second of CPU) before any server can start; done while the
+    person reads the loaded project, the connect starts the servers at once.
+    Returns the thread (None: nothing to do).
+    """
+    if not project.server_configs or "mcp" in sys.modules:
+        return None
+    thread = threading.Thread(target=_import_client, name="toolkit warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _import_client() -> None:
+    import importlib
+
+    for name in ("toolkit.runtime.servers", "pandas"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # the connect will say what is missing, where it matters
+            return
