@@ -32,6 +32,7 @@ EXPECTED_ROWS = [
     ("adh-cli/agents/*/agent.md", "front-matter-agent"),
     ("claude-code/.claude/agents/*.md", "front-matter-agent"),
     ("emergent/agents/*.md", "front-matter-agent"),
+    ("emergent/blueprints/*/agents/*.yaml", "emergent-agent"),
     ("trustgraph/agents/*.md", "front-matter-agent"),
     ("work-agent/agents/*/agent.json", "work-agent"),
     ("work-agent/catalog.json", "work-agent-catalog"),

@@ -414,10 +414,11 @@ def test_nonexistent_path(tmp_path: Path) -> None:
     assert "no such file or folder" in exc.problems[0].message
 
 
-def test_group_as_a_string_is_one_group(write: Write) -> None:
-    """``group: "x"`` is a one-group list (unlike ``group: [1]``, an error above)."""
-    proj = tk.load(write({"tools.yaml": 'tool:\n  read:\n    group: "x"\n'}))
-    assert proj.tools["read"].groups == ("x",)
+def test_group_as_a_string_is_rejected_as_trustgraph_rejects_it(write: Write) -> None:
+    """``group: "x"`` is not a one-group list: TrustGraph's validator rejects it (SPEC 3)."""
+    with pytest.raises(tk.DefinitionError, match="Tool 'group' field must be a list") as exc:
+        tk.load(write({"tools.yaml": 'tool:\n  read:\n    group: "x"\n'}))
+    assert (exc.value.problems[0].file, exc.value.problems[0].line) == ("tools.yaml", 3)
 
 
 def test_merge_key_overrides_are_not_duplicates(write: Write) -> None:

@@ -125,8 +125,17 @@ class SourceFile:
 
     @property
     def data(self) -> Any:
-        """The parsed data (``located.data``)."""
-        return self.located.data
+        """The parsed data (``located.data``); until a loader needs the lines, the same data
+        from a quicker parse (content rules look into many files that are not definitions)."""
+        located = self.__dict__.get("located")
+        return located.data if located is not None else self._sniffed
+
+    @cached_property
+    def _sniffed(self) -> Any:
+        """The data by a quick parse without line numbers, else by ``located`` (which also
+        raises the located error of a file the quick parse cannot read)."""
+        quick = quick_parse(self.text, self.display)
+        return self.located.data if quick is _NOT_QUICK else quick
 
 
 def read_text(path: Path, display: str) -> str:
@@ -166,7 +175,8 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else first_line
         what = exc.problem or exc.context or "invalid YAML"
-        raise DefinitionError(f"YAML syntax error: {what}", file=file, line=line) from None
+        raise DefinitionError(f"YAML syntax error: {what}{_alias_hint(exc)}", file=file,
+                              line=line) from None
     except yaml.YAMLError as exc:
         raise DefinitionError(f"YAML syntax error: {exc}", file=file, line=first_line) from None
     except RecursionError:
@@ -179,6 +189,17 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     builder = _Builder(loader, located, first_line)
     located.data = builder.build(node, ())
     return located
+
+
+def _alias_hint(exc: yaml.MarkedYAMLError) -> str:
+    """Why a ``*`` broke the file: in YAML it starts an alias (``tools: *`` is not "all")."""
+    if exc.context == "while scanning an alias":
+        return ("; in YAML a bare * starts an alias (a reference to an &anchor), so it is "
+                'not a value: quote it, e.g. tools: ["*"]')
+    if (exc.problem or "").startswith("found undefined alias"):
+        return ("; a value starting with * is a YAML alias: quote it (\"*...\") if it is a "
+                "tool name or glob")
+    return ""
 
 
 class _TooDeepError(DefinitionError):
@@ -365,6 +386,50 @@ def parse_json(text: str, file: str) -> Located:
         return Located(data, file, {(): 1})
     located.data = data
     return located
+
+
+_NOT_QUICK = object()
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], active: set[int]) -> int:
+    """How many values ``node`` holds once every alias is expanded (each shared node
+    counted once per use, computed once); a node that contains itself counts as too many."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in active or len(active) > MAX_DEPTH:
+        return MAX_NODES + 1
+    active.add(key)
+    children: list[yaml.Node] = []
+    if isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    size = 1 + sum(_expanded_size(child, sizes, active) for child in children)
+    active.discard(key)
+    sizes[key] = size
+    return size
+
+
+def quick_parse(text: str, file: str) -> Any:
+    """The data of a JSON/YAML text without line numbers (libyaml where available), or
+    ``_NOT_QUICK`` when only the careful parse may read it: aliases expanding too far,
+    nesting past ``MAX_DEPTH``, or any error (the careful parse reports it, located)."""
+    try:
+        if file.endswith(".json"):
+            if _json_depth_line(text) is not None:
+                return _NOT_QUICK
+            return json.loads(text, object_pairs_hook=_reject_duplicates)
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+        try:
+            node = loader.get_single_node()
+            if node is not None and _expanded_size(node, {}, set()) > MAX_NODES:
+                return _NOT_QUICK  # an alias bomb: the careful parse says where
+            return loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return _NOT_QUICK
 
 
 def parse_by_suffix(text: str, file: str) -> Located:

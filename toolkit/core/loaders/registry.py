@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import DefinitionError
-from . import frontmatter, manifest, mcpconfig, mux, trustgraph, workagent
+from . import emergent, frontmatter, manifest, mcpconfig, mux, trustgraph, workagent
 from ._common import Definitions
 from ._source import SourceFile
 
@@ -111,6 +111,26 @@ class Format:
         return next((k for k in file.data if isinstance(k, str) and _loose(k) in marks), None)
 
 
+#: A top-level key at the start of a YAML line.
+_YAML_KEY = re.compile(r"""^["']?([A-Za-z_][\w-]*)["']?[ \t]*:""", re.MULTILINE)
+#: JSON strings (a key when a colon follows) and brackets.
+_JSON_TOKEN = re.compile(r'"((?:[^"\\\n]|\\.)*)"(\s*:)?|[][{}]')
+
+
+def _json_top_keys(text: str) -> list[str]:
+    """The keys of a JSON text's top-level object, read even where the JSON is broken."""
+    keys, depth = [], 0
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+        elif m.group(2) and depth == 1:
+            keys.append(m.group(1))
+    return keys
+
+
 def _loose(key: str) -> str:
     return key.lower().replace("_", "").replace("-", "")
 
@@ -171,8 +191,16 @@ class Registry:
 
         A file no row claims raises ``DefinitionError`` when it was named ``explicit``-ly
         (loaded on its own); in a folder it is skipped, with a warning only for a near miss.
+        A data file in a folder that cannot be read at all (not YAML/JSON, over the size
+        limit, YAML tags) is skipped quietly too, unless its text shows a key of some
+        format (then its error is reported: a broken definition never vanishes).
         """
-        fmt = self.claim(file)
+        try:
+            fmt = self.claim(file)
+        except DefinitionError:
+            if explicit or file.suffix not in DATA_SUFFIXES or self._marked_text(file):
+                raise
+            return None  # an unrelated file (mkdocs.yml, a JSONC settings file, a big schema)
         if fmt is not None:
             fmt.load(file, defs)
         elif explicit:
@@ -182,6 +210,18 @@ class Registry:
         else:
             self._warn_near_miss(file, defs)
         return fmt
+
+    def _marked_text(self, file: SourceFile) -> bool:
+        """Whether an unreadable data file's text shows a top-level key of some format:
+        at the start of a line in YAML, of the top-level object in JSON (its first 64 KB)."""
+        marks = {_loose(m) for f in self._formats for m in f.marks}
+        try:
+            with file.path.open("rb") as stream:
+                head = stream.read(65_536).decode("utf-8", "replace").lstrip("\ufeff")
+        except OSError:
+            return False
+        keys = _json_top_keys(head) if file.suffix == ".json" else _YAML_KEY.findall(head)
+        return any(_loose(k) in marks for k in keys)
 
     def _unclaimed_message(self, file: SourceFile) -> str:
         if file.suffix not in self.suffixes:
@@ -219,7 +259,7 @@ FORMATS = Registry([
                    "('---' on line 1)"),
     Format("toolkit-manifest", manifest.load, paths=manifest.NAMES),
     Format("mcp-config", mcpconfig.load, paths=mcpconfig.NAMES,
-           sniff=by_data(mcpconfig.is_config), marks=("mcpServers", "servers"),
+           sniff=by_data(mcpconfig.is_config), marks=("mcpServers",),
            expects="an MCP server config (an 'mcpServers' or 'servers' mapping)"),
     Format("trustgraph-tools", trustgraph.load, sniff=by_data(trustgraph.is_registry),
            marks=("tool",), expects="a tool: map"),
@@ -232,7 +272,9 @@ FORMATS = Registry([
            suffixes=(".json", ".yaml", ".yml", ".md")),
     Format("work-agent-catalog", workagent.load_catalog, sniff=by_data(workagent.is_catalog),
            marks=("tools",), expects="a tool catalog (a list of tools with 'kind')"),
-    Format("mux", mux.load, sniff=by_data(mux.is_config), marks=mux.MARKERS,
+    Format("emergent-agent", emergent.load, paths=emergent.PATHS, sniff=emergent.is_agent_file,
+           expects="an emergent blueprint agent (name, tools, systemPrompt, ...)"),
+    Format("mux", mux.load, sniff=mux.is_config_file, marks=mux.MARKERS,
            expects="a mux agent config"),
     Format("group-map", trustgraph.load_group_map, sniff=trustgraph.is_group_map,
            expects="a group map (a mapping in a file named *group*)"),
