@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -105,3 +106,27 @@ def test_diff_view_renders_escaped(examples: Path, tmp_path: Path) -> None:
     bundle = tk.diff(examples / "trustgraph", new)._repr_mimebundle_()
     assert "grant new access" in bundle["text/plain"]
     assert "&lt;b&gt;x&lt;/b&gt;" in bundle["text/html"] and "<b>x</b>" not in bundle["text/html"]
+
+
+def test_claude_code_settings_change_is_read_from_the_paths(tmp_path: Path) -> None:
+    """A path is loaded with its Claude Code settings layers: a settings deny shows up."""
+    old = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "shop", old)
+    (old / ".claude" / "agents" / "helper.md").write_text(
+        "---\nname: helper\ndescription: no tools field: every tool\n---\n")
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    settings = new / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["permissions"]["deny"].append("WebFetch")
+    data["permissions"]["allow"].remove("Bash(npm test *)")
+    settings.write_text(json.dumps(data, indent=2))
+    d = tk.diff(old, new)
+    fetch = d.changes[d.changes["tool"] == "WebFetch"]
+    assert set(fetch["agent"]) == {"code-reviewer", "debugger", "helper"}
+    assert set(fetch["after"]) == {"explicit-deny"}
+    assert set(fetch.loc[fetch["agent"] == "helper", "before"]) == {"allow"}
+    assert {r.split(" (")[0] for r in fetch["rule_after"]} == {"WebFetch"}
+    assert d.new_access.empty  # a new deny and a removed allow grant nothing
+    back = tk.diff(new, old).new_access  # the way back gives helper WebFetch again
+    assert set(zip(back["agent"], back["tool"], strict=True)) == {("helper", "WebFetch")}

@@ -47,11 +47,13 @@ def more_permissive(before: str | None, after: str | None) -> bool:
 
 
 def _as_policy(value: Any) -> Policy:
+    """A project given as a path is loaded (a Claude Code project with its settings layers)."""
     if isinstance(value, (str, os.PathLike)):
         from .loaders import load_definitions
+        from .permissions.claude.settings import project_settings
         from .policy import Policy
 
-        return Policy(load_definitions(value))
+        return Policy(load_definitions(value), permissions=project_settings(value))
     return value  # type: ignore[no-any-return]
 
 
