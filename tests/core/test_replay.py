@@ -260,3 +260,19 @@ def test_views_render_and_escape(shop: tk.Project) -> None:
     html = bundle["text/html"]
     assert "Regressions" in html and "data-effect='explicit-deny'" in html
     assert "<script" not in html
+
+
+def test_newly_allowed_and_regressions_from_a_call_table(examples: Path) -> None:
+    proj = tk.load(examples / "mux")
+    calls = pd.DataFrame({
+        "agent": ["coder", "coder", "researcher", "researcher"],
+        "tool": ["bash", "rm_rf", "read_file", "write_file"],
+        "observed": ["denied", "ran", "ran", "error"],  # an error still ran
+    })
+    rp = tk.replay(proj, calls)
+    assert list(rp.newly_allowed["tool"]) == ["bash"]  # denied then, coder holds bash now
+    assert list(rp.regressions["tool"]) == ["rm_rf"]  # coder's own deny rule
+    assert rp.regressions["rule"].tolist() == ["rm_rf"]
+    table = rp.suggest().set_index(["agent", "rule"])
+    assert table.loc[("researcher", "write_file"), "change"] == "add"  # it ran, with an error
+    assert table.loc[("coder", "rm_rf"), ["field", "change"]].tolist() == ["allowed_tools", "add"]
