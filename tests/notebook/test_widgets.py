@@ -203,11 +203,19 @@ def test_server_panel_lights_and_logs(write: object) -> None:
         assert panel.lights == {"good": "grey", "bad": "grey"}
         panel.connect_button.click()
         assert panel.lights == {"good": "green", "bad": "red"}
+        assert (panel.progress.value, panel.progress.max) == (2, 2)  # each server moved it
+        assert panel.progress.layout.display == "none"  # shown while connecting only
         assert panel.logs.titles == ("good", "bad")
         assert "boom" in panel.logs.children[1].value
         assert "tool(s)" in panel.rows.children[0].children[1].value
         panel.ping_button.click()
         assert panel.lights["good"] == "green"
+        assert set(panel.ping_results) == {"good"} and panel.ping_results["good"][0] == "green"
+        assert " ms" in panel.pinged.value and "ping at " in panel.pinged.value
+        proj.close()
+        assert "Project closed" in panel.banner.value  # it follows the project
+        assert panel.connect_button.disabled and panel.ping_button.disabled
+        assert set(panel.lights.values()) == {"grey"}
         assert "●" in panel._repr_mimebundle_()["text/html"]
 
 
@@ -238,3 +246,44 @@ def test_stepper_and_spawn_tree_bound_long_tool_lists(write: object) -> None:
         assert "… and 48 more" in st.static_text()
         tree = SpawnTree(session)
         assert "… and 48 more" in tree.static_text() and "t59" not in tree.static_html()
+
+
+def _until(check: object, timeout: float = 10.0) -> bool:
+    """Poll ``check()`` until true (views refresh from a timer thread); bounded."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_views_follow_the_project_and_show_it_closed(trustgraph: tk.Project) -> None:
+    session = trustgraph.start("react-agent", groups=["*"])
+    audit, tree, stepper = AuditView(trustgraph), SpawnTree(session), WorkflowStepper(session)
+    rows = len(audit.table)  # type: ignore[arg-type]
+    session.spawn("react-agent", groups=["read-only"])  # from code, not from the widgets
+    assert _until(lambda: len(audit.table) > rows)  # type: ignore[arg-type]
+    assert _until(lambda: "react-agent.react-agent" in tree.tree_view.value)
+    trustgraph.close()
+    for view in (tree, stepper):
+        assert "Project closed" in view.banner.value  # type: ignore[union-attr]
+    assert "trail below is complete" in audit.banner.value  # type: ignore[union-attr]
+    assert tree.spawn_button.disabled
+    assert all(b.disabled for b in stepper.buttons.values()) and stepper.buttons
+
+
+def test_audit_view_shows_the_columns_of_the_event_kind(trustgraph: tk.Project) -> None:
+    session = trustgraph.start("react-agent", groups=["read-only"])
+    with pytest.raises(tk.ToolNotFoundError):
+        session.call("graph-update", {})
+    view = AuditView(trustgraph)
+    view.event.value = "call"
+    assert list(view.table.columns) == ["time", "agent_id", "tool", "state", "outcome",  # type: ignore[union-attr]
+                                        "effect", "reason"]
+    view.event.value = "resolve"
+    assert "tool" not in view.table.columns  # type: ignore[union-attr]
+    html = html_of(view.output)
+    assert "NaN" not in html and "None" not in html

@@ -240,8 +240,9 @@ class Project(Policy):
         problems = self.warnings
         rows = [("agent(s)", self.agents), ("tool(s)", self.tools),
                 ("server(s)", self.server_configs)]
-        note = (f"{len(problems)} warning(s), e.g. {problems[0]} (all: proj.warnings)"
-                if problems else "")
+        files = len({p.file for p in problems})
+        note = (f"{len(problems)} warning(s) in {files} file(s), the first: {problems[0]} "
+                "(all of them: pd.DataFrame(proj.warnings))" if problems else "")
         html = (f"<div class='toolkit-project'><p><b>{escape(str(self.root))}</b> "
                 f"<small>preset {escape(self.preset.name)}</small></p><ul>"
                 + "".join(f"<li>{len(items)} {what}: {names(items, True)}</li>"

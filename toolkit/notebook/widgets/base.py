@@ -148,7 +148,12 @@ class View:
     def _project_event(self, entry: dict[str, Any] | None) -> None:
         if entry is None:
             self.project_closed()
-        elif self.follows(entry):
+        else:
+            self.on_audit(entry)
+
+    def on_audit(self, entry: dict[str, Any]) -> None:
+        """One audit event (in the recording thread): refresh soon if the view follows it."""
+        if self.follows(entry):
             self._schedule()
 
     def follows(self, entry: dict[str, Any]) -> bool:

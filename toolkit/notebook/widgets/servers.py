@@ -46,6 +46,8 @@ class ServerPanel(View):
         self.logs = w.Accordion()
         self.messages = w.Output()
         self.banner = w.HTML()
+        self.progress = w.IntProgress(description="connecting", bar_style="info",
+                                      layout=w.Layout(display="none"))
         self.pinged = w.HTML()
         self.pinged.add_class("toolkit-ping-result")
         self.connect_button = w.Button(description="connect", button_style="primary")
@@ -59,7 +61,8 @@ class ServerPanel(View):
         #: the last ping: server -> (health, latency in ms or None)
         self.ping_results: dict[str, tuple[str, float | None]] = {}
         buttons = w.HBox([self.connect_button, self.refresh_button, self.ping_button])
-        self.widget = w.VBox([self.banner, buttons, self.messages, self.rows, self.pinged,
+        self.widget = w.VBox([self.banner, buttons, self.progress, self.messages, self.rows,
+                              self.pinged,
                               w.Label("stderr"), self.logs])
         self.widget.add_class("toolkit-server-panel")
         self.refresh()
@@ -74,9 +77,26 @@ class ServerPanel(View):
         event = str(entry.get("event"))
         return event.startswith("server-") or (event == "teardown" and bool(entry.get("server")))
 
+    def on_audit(self, entry: dict[str, Any]) -> None:
+        """While connecting, each server that answers (or fails) moves the progress bar."""
+        if entry.get("event") in ("server-connected", "server-failure") and \
+                entry.get("outcome") in ("connected", "failed"):
+            self.progress.value = min(self.progress.max, self.progress.value + 1)
+        super().on_audit(entry)
+
     def connect(self) -> None:
-        """Connect every configured server (what the button does), then refresh."""
-        self.project.connect(timeout=self.timeout)
+        """Connect every configured server (what the button does), then refresh.
+
+        A progress bar counts the servers as each one answers or fails.
+        """
+        status = self.project.servers
+        waiting = int((status["state"] != "connected").sum())
+        self.progress.max, self.progress.value = max(1, waiting), 0
+        self.progress.layout.display = None if waiting else "none"
+        try:
+            self.project.connect(timeout=self.timeout)
+        finally:
+            self.progress.layout.display = "none"
         self.refresh()
 
     def ping(self) -> dict[str, tuple[str, float | None]]:
