@@ -34,8 +34,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 @verb("matrix", "print the tool matrix", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Print the matrix (booleans, or each cell's deciding step with --reasons)."""
-    proj = load(args.path)
+    """Print the matrix (booleans, or each cell's deciding step with --reasons).
+
+    The project is loaded under the (first) ``--preset`` given, so definitions that only
+    that preset accepts (unknown names it skips, say) load, as with ``explain``.
+    """
+    proj = load(args.path, args.preset[0] if args.preset else None)
     groups = None if args.groups is None else [
         s for value in args.groups for s in (parse_group_sets(value) or [()])]
     agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None

@@ -50,10 +50,24 @@ def _pool(grant: Grant, name: str, canonical: str | None, tool: Tool | None) -> 
         if name in grant.unavailable:
             return Step("pool", "fail", f"{name!r} is marked unavailable: it is in no server "
                                         "or registry of the project")
-        return Step("pool", "fail", f"tool not found: {name!r} is not in the pool snapshot")
+        return Step("pool", "fail", _not_in_pool(grant, name))
     via = f" (as {canonical})" if canonical != name else ""
     return Step("pool", "pass", f"{tool.name} is in the pool, source {tool.source}{via}",
                 Rule(kind="none", pattern=tool.name, file=tool.file, line=tool.line))
+
+
+def _not_in_pool(grant: Grant, name: str) -> str:
+    """Why a name is not in the pool: a server of the project is not connected, or no such tool."""
+    pending = sorted(grant.pool.pending_servers)
+    server = next((s for s in pending if name.startswith((f"@{s}/", f"mcp__{s}__"))), None)
+    if server is not None:
+        return (f"server {server!r} not connected: {name!r} is one of its tools, which join "
+                "the pool once it is connected (proj.connect())")
+    if pending and not name.startswith(("@", "mcp__")):
+        listed = ", ".join(repr(s) for s in pending)
+        return (f"tool not found: {name!r} is not in the pool snapshot; server(s) {listed} "
+                "not connected, so it may be one of their tools (proj.connect())")
+    return f"tool not found: {name!r} is not in the pool snapshot"
 
 
 def _deny(grant: Grant, tool: str) -> Step:

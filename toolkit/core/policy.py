@@ -152,6 +152,9 @@ class Policy:
         # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
         self._problems: dict[Problem, None] = dict.fromkeys(
             p for p in defs.problems if p.severity == "warning")
+        # Warnings about one pool (grants', the group map's) -> the pool version they are
+        # about: once servers connect, those about the earlier pool are no longer shown.
+        self._pool_problems: dict[Problem, int] = {}
         #: Claude Code's settings layers (None: not a Claude Code project; see check_call)
         self.claude = ClaudePermissions(permissions) if permissions is not None else None
         self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
@@ -177,10 +180,22 @@ class Policy:
 
     @property
     def warnings(self) -> list[Problem]:
-        """Every warning recorded while loading and resolving (each with file and line)."""
-        for key in [k for k in self._pending if k[2] == self.pool.version]:
-            self._root_grant(key)  # a merged grant may warn afresh (servers now connected)
-        return list(self._problems)
+        """The warnings that hold now (each with file and line): those of loading, and
+        those about the current pool (a name under a server not connected yet is no
+        longer warned about once the server is connected and has the tool)."""
+        version = self.pool.version
+        for name in self.definitions.agents:
+            try:
+                self.grant(name)  # the current pool's grants, whose warnings are current
+            except DefinitionError:
+                continue  # an error, raised where the agent is resolved
+        current = [p for p, v in self._pool_problems.items()
+                   if v == version and p not in self._problems]
+        return [*self._problems, *current]
+
+    def _note(self, problems: Iterable[Problem], version: int) -> None:
+        """Record warnings about the pool of ``version``."""
+        self._pool_problems.update(dict.fromkeys(problems, version))
 
     @property
     def preset(self) -> Preset:
@@ -248,10 +263,11 @@ class Policy:
         tools.update(discovered)
         pending = set(self._servers) - set(self._discovered)
         tools, problems = apply_group_map(tools, self.definitions, pending)
-        self._problems.update(dict.fromkeys(problems))
         previous: ToolPool | None = getattr(self, "pool", None)
         # (not ``if previous``: an empty pool is falsy, and every pool needs a new version)
-        return ToolPool(tools, pending, 0 if previous is None else previous.version + 1)
+        version = 0 if previous is None else previous.version + 1
+        self._note(problems, version)
+        return ToolPool(tools, pending, version)
 
     def set_server_tools(self, server: str, tools: Iterable[Tool] | None) -> None:
         """Replace a server's discovered tools (``None``: not available) and rebuild the pool."""
@@ -294,6 +310,7 @@ class Policy:
 
     def _replace_pool(self, pool: ToolPool) -> None:
         old, self.pool = self.pool, pool
+        self._pool_problems = {p: v for p, v in self._pool_problems.items() if v == pool.version}
         self._unextendable.clear()
         added = pool.added_to(old)
         if added is None:
@@ -368,7 +385,7 @@ class Policy:
                               max_depth=effective.max_depth)
         if grant.errors:
             raise DefinitionError(grant.errors)
-        self._problems.update(dict.fromkeys(grant.warnings))
+        self._note(grant.warnings, pool.version)
         if root:
             self._grants[key] = grant
         return grant
@@ -382,7 +399,7 @@ class Policy:
         if pending is None:
             return None
         grant = merge_grant(*pending)
-        self._problems.update(dict.fromkeys(grant.warnings))
+        self._note(grant.warnings, grant.pool.version)
         self._grants[key] = grant
         return grant
 
