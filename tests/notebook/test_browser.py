@@ -213,6 +213,10 @@ def test_matrix_explorer_filters_and_explains_in_jupyterlab(notebook: Any) -> No
     context = explorer.locator(".toolkit-matrix-context")
     expect(context).to_contain_text("preset trustgraph")  # the level every column shares
     tools = grid.locator(".tk-filter-tools")
+    cells = page.locator(f"{NOTEBOOK} .jp-Cell").count()
+    tools.press_sequentially("ddaa")  # typed text, not notebook shortcuts (d d deletes a cell)
+    expect(tools).to_have_value("ddaa")
+    assert page.locator(f"{NOTEBOOK} .jp-Cell").count() == cells
     tools.fill("graph-*")
     expect(grid.locator(".tk-rowlabel")).to_have_count(1)
     expect(grid.locator(".tk-info")).to_contain_text("1 of 5 tools")

@@ -133,3 +133,20 @@ def test_explorer_codes_equal_the_reasons_frame(examples: Path, example: str) ->
         data = fleet.matrix_data(proj, agents, groups, states, presets)
         frame = fleet.codes_from_frame(proj, agents, groups, states, presets)
         assert data.codes.shape == frame.shape and (data.codes == frame).all()
+
+
+def test_explorer_codes_follow_a_redefined_agent(examples: Path) -> None:
+    """The explorer keeps the last codes while the grants are the same objects; a redefined
+    agent (a new grant) is tabulated afresh."""
+    with tk.load(examples / "trustgraph") as proj:
+        first = fleet.matrix_data(proj, groups=[("*",)], states=["analysis"])
+        again = fleet.matrix_data(proj, groups=[("*",)], states=["analysis"])
+        assert again.codes is first.codes  # the same grants over the same pool
+        row = first.tools.index("graph-update")
+        assert first.codes[row, 0] == fleet.CODE_LABELS.index("allow")
+        proj.add_agent("---\nname: react-agent\ndisallowedTools: [graph-update]\n---\n",
+                       replace=True)
+        after = fleet.matrix_data(proj, groups=[("*",)], states=["analysis"])
+        assert fleet.CODE_LABELS[after.codes[row, 0]] == "deny"
+        assert str(proj.explain("react-agent", "graph-update", groups=["*"],
+                                state="analysis").effect) == "explicit-deny"

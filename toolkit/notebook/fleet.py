@@ -16,7 +16,9 @@ from __future__ import annotations
 import base64
 import functools
 import math
+import operator
 import struct
+import weakref
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.decision import LABELS, Effect, effect_of_label
-from ..core.models import groups_label
+from ..core.models import DEFAULT_STATE, groups_label
 from ..core.presets import get_preset
 from ..core.render import PALETTE, effect_html, legend_html
 
@@ -144,19 +146,36 @@ def matrix_data(project: Policy, agents: Sequence[str] | None = None,
     return MatrixData(codes, tools, columns, levels, servers, tool_groups)
 
 
+#: The last codes built per project: (pool, grants, contexts, presets, codes). A grant is a
+#: function of its agent, preset and pool until it is recompiled (then it is a new object),
+#: so the same objects mean the same cells; the entry holds them, so no id is reused.
+_LAST: weakref.WeakKeyDictionary[
+    Any, tuple[Any, list[Any], list[Any], list[str], np.ndarray[Any, Any]]] = (
+    weakref.WeakKeyDictionary())
+
+
 def _codes(project: Policy, agents: list[str], group_sets: list[tuple[str, ...]],
            states: list[str], presets: list[str]) -> np.ndarray[Any, Any]:
     import numpy as np
 
     from ..core import matrix as matrix_mod
 
-    tools = list(project.pool.names)
-    grants = [[project.grant(a, p) for a in agents] for p in presets]
+    pool = project.pool
+    grants = [project.grant(a, p) for p in presets for a in agents]
     contexts = [(g, s) for g in group_sets for s in states]
-    built = matrix_mod.build(tools, dict(project.pool), grants, presets, agents, contexts)
+    last = _LAST.get(project)
+    if last is not None and last[0] is pool and last[2] == contexts and last[3] == presets \
+            and len(last[1]) == len(grants) and all(map(operator.is_, last[1], grants)):
+        return last[4]  # the same grants over the same pool: the same cells
+    tools = list(pool.names)
+    rows = [grants[i * len(agents):(i + 1) * len(agents)] for i in range(len(presets))]
+    built = matrix_mod.build(tools, dict(pool), rows, presets, agents, contexts)
     # build's rows are LABELS' codes, the first codes of CODE_LABELS: the same numbers
     width = len(agents) * len(contexts) * len(presets)  # not -1: there may be no tools
-    return np.ascontiguousarray(built.reshape(len(tools), width), dtype=np.int8)
+    codes = np.ascontiguousarray(built.reshape(len(tools), width), dtype=np.int8)
+    codes.flags.writeable = False  # shared by the explorers of the same matrix
+    _LAST[project] = (pool, grants, contexts, list(presets), codes)
+    return codes
 
 
 def codes_from_frame(project: Policy, agents: list[str], group_sets: list[tuple[str, ...]],
@@ -182,13 +201,16 @@ def _warn_unknown(project: Policy, group_sets: list[tuple[str, ...]], states: li
     """The warnings ``proj.matrix`` gives for group and state names no tool knows."""
     import warnings
 
-    known_groups, known_states = set(project.groups), set(project.states)
-    for g in dict.fromkeys(g for gs in group_sets for g in gs):
-        if g != "*" and g not in known_groups:
+    names = [g for g in dict.fromkeys(g for gs in group_sets for g in gs) if g != "*"]
+    known_groups = set(project.groups) if names else set()
+    for g in names:
+        if g not in known_groups:
             warnings.warn(f"requested group {g!r} is not a group of any tool (known: "
                           f"{', '.join(sorted(known_groups)) or 'none'})", UserWarning,
                           stacklevel=3)
-    for s in dict.fromkeys(states):
+    asked = [s for s in dict.fromkeys(states) if s != DEFAULT_STATE]  # always known
+    known_states = set(project.states) if asked else set()
+    for s in asked:
         if s not in known_states:
             warnings.warn(f"invalid state {s!r}: no tool lists it in state or "
                           f"available_in_states (known: {', '.join(sorted(known_states))})",

@@ -64,6 +64,7 @@ function matcher(text) {
 function render({ model, el: root }) {
   root.dataset.rendered = String(performance.now());
   root.classList.add("tk-grid-root", "toolkit-matrix-grid");
+  root.dataset.lmSuppressShortcuts = "true";
   root.appendChild(el("style", "", CSS));
   const bar = el("div", "tk-bar");
   const toolBox = el("input", "tk-filter-tools");
@@ -301,7 +302,11 @@ function render({ model, el: root }) {
     model.save_changes();
     paint();
   });
-  for (const control of [toolBox, agentBox]) control.addEventListener("input", apply);
+  for (const control of [toolBox, agentBox]) {
+    control.addEventListener("input", apply);
+    // Keys typed here are text, not notebook shortcuts ("d d" must not delete the cell).
+    control.addEventListener("keydown", (event) => event.stopPropagation());
+  }
   for (const control of [serverSel, groupSel, effectSel, sortSel, colSortSel]) {
     control.addEventListener("change", apply);
   }
