@@ -272,8 +272,9 @@ class _Evaluator:
         import numpy as np
         import pandas as pd
 
-        used: Any = np.unique(agents.codes[parents == ""]) if len(agents) else []
-        roots = {str(agents.uniques[c]) for c in used} - {MAIN}
+        used = np.flatnonzero(np.bincount(agents.codes[parents == ""],
+                                          minlength=len(agents.uniques)))
+        roots = {str(agents.uniques[c]) for c in used.tolist()} - {MAIN}
         logged = {s for s in pd.unique(states) if isinstance(s, str) and s}
         group_sets = [self.groups_of[g] or DEFAULT_GROUPS for g in dict.fromkeys(
             groups.uniques.tolist())]
@@ -492,7 +493,7 @@ def _calls_frame(frame: pd.DataFrame, agents: Coded, groups: Coded, states: Code
     return pd.DataFrame({
         "time": frame["time"],
         "session": frame["session"],
-        "agent": pd.Categorical(agents.values),
+        "agent": agents.categorical(),
         "tool": frame["tool"],
         "args": frame["args"],
         "effect": _categorical([o.effect for o in outcomes], row_code),

@@ -72,6 +72,14 @@ class Coded:
         """The column itself (an object array)."""
         return self.uniques[self.codes]
 
+    def categorical(self) -> Any:
+        """The column as a pandas Categorical, from the codes (no hashing of the rows)."""
+        import pandas as pd
+
+        merged, categories = pd.factorize(self.uniques, use_na_sentinel=True)
+        return pd.Categorical.from_codes(merged[self.codes],
+                                         categories=pd.Index(list(categories)))
+
     def take(self, index: Any) -> Coded:
         """The rows at ``index``."""
         return Coded(self.codes[index], self.uniques)
@@ -240,7 +248,10 @@ class NameLevel:
         offset = -_NO_CELL
         klass, _ = pd.factorize(p_codes.astype(np.int64) * (len(self._label_names) + offset)
                                      + cell + offset)
-        _, first_row = np.unique(klass, return_index=True)  # each class's first row
+        # factorize numbers classes in order of first appearance: a row opens a class when
+        # its code exceeds every code before it (one pass, no sort)
+        earlier = np.maximum.accumulate(np.concatenate(([-1], klass[:-1])))
+        first_row = np.flatnonzero(klass > earlier)
         keys, answers = [], []
         for r in first_row.tolist():
             agent, tool = str(a_names[a_codes[r]]), str(t_names[t_codes[r]])
