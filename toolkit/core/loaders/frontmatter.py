@@ -52,13 +52,28 @@ def format_of(file: str) -> str:
 
 
 def is_agent_file(file: SourceFile) -> bool:
-    """A markdown file that starts with front matter (others are READMEs and notes)."""
-    return has_front_matter(file.text)
+    """A markdown file that starts with front matter (others are READMEs and notes), or an
+    adh-cli ``agent.md``, which is an agent with or without front matter."""
+    return file.name == "agent.md" or has_front_matter(file.text)
 
 
 def load(file: SourceFile, defs: Definitions) -> None:
     """Read one front-matter agent file into ``defs``."""
+    if not has_front_matter(file.text):
+        defs.add_agent(plain_agent(file))
+        return
     _read(file.text, file.display, defs, file.agent_name)
+
+
+def plain_agent(file: SourceFile) -> AgentDefinition:
+    """An adh-cli ``agent.md`` without front matter, as adh-cli's ``AgentLoader`` reads it
+    (``adh_cli/agents/agent_loader.py``): named after its folder, no description, no tools.
+    The whole file is its prompt."""
+    body = file.text
+    guidelines, guideline_lines = parse_guidelines(body, 1)
+    return AgentDefinition(name=file.agent_name, format=format_of(file.display),
+                           file=file.display, line=1, allow=(), system_prompt=body.strip(),
+                           guidelines=guidelines, guideline_lines=guideline_lines)
 
 
 def _read(text: str, file: str, defs: Definitions, default_name: str) -> None:
