@@ -30,7 +30,7 @@ EXPECTED_ROWS = [
     ("*/tools.yaml", "trustgraph-tools"),
     ("adh-cli/registry.yaml", "trustgraph-tools"),
     ("adh-cli/agents/*/agent.md", "front-matter-agent"),
-    ("claude-code/.claude/agents/*.md", "front-matter-agent"),
+    ("claude-code/.claude/agents/*.md", "claude-code-agent"),
     ("emergent/agents/*.md", "front-matter-agent"),
     ("emergent/blueprints/*/agents/*.yaml", "emergent-agent"),
     ("trustgraph/agents/*.md", "front-matter-agent"),
@@ -69,8 +69,11 @@ def test_every_row_but_the_group_map_has_a_shipped_example() -> None:
     # work-agent's real .work-agent/ layout (tools/<id>/tool.json, and its own data files,
     # which are not read) is exercised by tests/core/test_workagent_layout.py's fixtures; the
     # shipped work-agent example keeps the spec's agent.json + catalog.json shape.
+    # Claude Code's non-agent markdown (commands, skills, CLAUDE.md) and plugin layouts are
+    # exercised by tests/core/test_claude_code_layout.py.
     assert {f.name for f in FORMATS.formats} - claimed == {"group-map", "work-agent-tool",
-                                                           "work-agent-data"}
+                                                           "work-agent-data",
+                                                           "claude-code-markdown"}
 
 
 # Unrelated files as real repositories hold them: an npm package manifest, a VS Code

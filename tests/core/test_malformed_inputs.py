@@ -328,10 +328,20 @@ CASES = [
     case("strict-unknown-tool",
          {"tools.yaml": REGISTRY, "agents/a.md": "---\nname: a\ntools:\n  - read\n  - nope\n---\n"},
          "agents/a.md", 5, "names tool 'nope', which is not in the tool pool", preset="strict"),
-    case("claude-code-empty-tools",
-         {"tools.yaml": REGISTRY,
-          ".claude/agents/a.md": "---\nname: a\ndescription: x\ntools: []\n---\n"},
-         ".claude/agents/a.md", 4, "empty tools list", preset="claude-code"),
+    # Files Claude Code skips (sub-agents docs, "Subagent files Claude Code skips"): given on
+    # their own, an error saying what Claude Code would (in a folder, a warning: see
+    # tests/core/test_claude_code_layout.py)
+    case("claude-code-no-description",
+         {".claude/agents/a.md": "---\nname: a\ntools: Read\n---\n"},
+         "a.md", 2, "missing required 'description'", target=".claude/agents/a.md"),
+    case("claude-code-colon-in-name",
+         {".claude/agents/a.md": "---\nname: team:a\ndescription: x\n---\n"},
+         "a.md", 2, "contains ':'", target=".claude/agents/a.md"),
+    case("claude-code-front-matter-unparseable-after-retry",  # wshobson/agents' stack9 shape
+         {".claude/agents/a.md": "---\nname: a\ndescription: Use this agent when:\n\n"
+                                 "<example>\nuser: \"build a page\"\n</example>\n---\n"},
+         "a.md", 3, ("does not parse, even after quoting", "YAML syntax error"),
+         target=".claude/agents/a.md"),
     case("adh-cli-unknown-tool",
          {"registry.yaml": REGISTRY,
           "agents/a/agent.md": "---\nname: a\ntools:\n  - read\n  - nope\n---\n"},

@@ -47,10 +47,12 @@ def test_claude_code_example_flags_the_trifecta_with_its_legs(examples: Path) ->
     risk = tk.load(examples / "claude-code").risk()
     assert list(risk.columns) == [*RISKS, "trifecta", "via"]
     assert not risk.loc["code-reviewer", "trifecta"]  # reads only
-    generalist = risk.loc["generalist"]  # no tools field: everything but Bash
+    generalist = risk.loc["generalist"]  # no tools field: every built-in but Bash
     assert generalist["trifecta"]
-    assert "untrusted_input: WebFetch" in generalist["via"]
-    assert "reads_private: Glob, Grep, Read" in generalist["via"]
+    legs = dict(leg.split(": ") for leg in generalist["via"].split("; "))
+    assert {"WebFetch", "WebSearch"} <= set(legs["untrusted_input"].split(", "))
+    assert {"Glob", "Grep", "Read"} <= set(legs["reads_private"].split(", "))
+    assert "Bash" not in generalist["via"]
     assert risk.loc["debugger", "trifecta"]  # Bash alone is all four
 
 

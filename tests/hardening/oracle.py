@@ -31,7 +31,7 @@ PRESET_TABLE: dict[str, dict[str, object]] = {
                     "strip": False, "max_depth": 2},
     "mux":         {"unknown": "error", "omitted_root": "all", "empty": "inherit",
                     "extra": "error", "strip": False, "max_depth": None},
-    "claude-code": {"unknown": "warn", "omitted_root": "all", "empty": "error", "extra": "drop",
+    "claude-code": {"unknown": "warn", "omitted_root": "all", "empty": "none", "extra": "drop",
                     "strip": True, "max_depth": 3},
 }
 COORDINATION = {"claude-code": ("Task", "Agent")}

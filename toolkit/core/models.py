@@ -214,6 +214,9 @@ class AgentDefinition(_Frozen):
     guidelines: dict[str, str] = Field(default_factory=dict)
     guideline_lines: dict[str, int] = Field(default_factory=dict)
     max_depth: int | None = None
+    #: Claude Code's ``Agent(a, b)`` in ``tools``: the only subagent types this agent may
+    #: spawn when it runs as the main thread (None: no such list)
+    spawnable: tuple[str, ...] | None = None
     #: work-agent's ``delegation`` block (None: the file has none)
     delegation: Delegation | None = None
     variables: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ from . import matrix as matrix_mod
 from .decision import Decision
 from .explain import explain
 from .incremental import added_grant, merge_grant
-from .loaders import Definitions, frontmatter
+from .loaders import Definitions, claudecode, frontmatter
 from .models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .permissions.claude.facade import ClaudePermissions
 from .permissions.claude.settings import Settings
@@ -336,7 +336,11 @@ class Policy:
         >>> # proj.add_agent("---\nname: helper\ntools: [text-completion]\n---\nHelps.")
         """
         if isinstance(definition, str):
-            definition = frontmatter.read_agent(definition, file)
+            # in a Claude Code project (its layout), read as Claude Code reads .claude/agents
+            layout = self.definitions.layout
+            read = claudecode.read_agent if layout and layout[0] == "claude-code" else (
+                frontmatter.read_agent)
+            definition = read(definition, file)
         name = definition.name
         agents = self.definitions.agents
         previous = agents.get(name)

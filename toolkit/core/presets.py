@@ -60,7 +60,7 @@ PRESETS: dict[str, Preset] = {
                child_extra="drop-warn", strip_coordination=False, max_depth=2),
         Preset(name="mux", unknown_name="error", omitted_root="all", empty_list="inherit",
                child_extra="error", strip_coordination=False, max_depth=None),
-        Preset(name="claude-code", unknown_name="warn", omitted_root="all", empty_list="error",
+        Preset(name="claude-code", unknown_name="warn", omitted_root="all", empty_list="none",
                child_extra="drop-warn", strip_coordination=True, max_depth=3,
                coordination_tools=("Task", "Agent")),
     )

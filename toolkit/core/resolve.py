@@ -146,6 +146,7 @@ def compile_grant(agent: AgentDefinition, pool: ToolPool, preset: Preset,
         _step_approval(grant, project)
         return grant
     _step_ceiling(grant)
+    _step_spawn_list(grant)
     _step_depth_limit(grant)
     _step_coordination(grant)
     _step_approval(grant, project)
@@ -404,6 +405,26 @@ def _step_ceiling(grant: Grant) -> None:
         else:
             grant.warnings.append(Problem(rule.file, rule.line, message + "; dropped",
                                           "warning"))
+
+
+def _step_spawn_list(grant: Grant) -> None:
+    """Claude Code's ``Agent(a, b)`` in ``tools``: an agent running as the main thread (a
+    root session) spawns only the subagent types it lists. In a subagent "any type list
+    inside the parentheses is ignored" (sub-agents docs), so deeper spawns are not checked."""
+    lineage = grant.lineage
+    if lineage is None or lineage.depth != 0 or not lineage.ancestors:
+        return
+    parent = lineage.ancestors[-1]
+    if parent.spawnable is None or grant.agent.name in parent.spawnable:
+        return
+    rule = next((r for r in parent.allow or () if r.pattern in ("Agent", "Task") and r.spec),
+                None)
+    written = f" ({rule.text})" if rule is not None else ""
+    grant.spawn_errors.append(Problem(
+        rule.file if rule else parent.file, rule.line if rule else parent.line,
+        f"{parent.name!r} may spawn only {', '.join(parent.spawnable)}{written}, not "
+        f"{grant.agent.name!r}; add it to the list, or write Agent without parentheses to allow "
+        "every subagent"))
 
 
 # -- step 6: coordination tools -----------------------------------------------------------------

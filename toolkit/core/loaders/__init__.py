@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from ...errors import DefinitionError, Problem
-from . import manifest
+from . import claudecode, manifest
 from ._common import Definitions
 from ._source import SourceFile
 from .registry import FORMATS, Registry
@@ -27,6 +27,8 @@ _HIDDEN_OK = frozenset({".claude", ".vscode", ".cursor"})
 #: One table for every system, so two layouts in one folder are seen as ambiguous.
 LAYOUTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (".claude", ("agents", "settings.json", "settings.local.json"), "claude-code"),
+    # a Claude Code plugin (plugin.json) or plugin marketplace (marketplace.json)
+    (".claude-plugin", ("plugin.json", "marketplace.json"), "claude-code"),
     (".work-agent", ("agents", "tools"), "work-agent"),
 )
 
@@ -44,7 +46,7 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     """
     root = Path(path)
     if not root.is_dir():
-        return None
+        return claudecode.enclosing_layout(root) if root.exists() else None
     found = []
     for folder, marks, preset in LAYOUTS:
         base = root if root.name == folder else root / folder
@@ -52,7 +54,9 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
             shown = str(root) if base == root else f"{folder}/"
             found.append((preset, f"the project folder {'is' if base == root else 'holds'} "
                                   f"{shown} (the {preset} layout)"))
-    return found[0] if len(found) == 1 else None
+    if not found:
+        return claudecode.enclosing_layout(root)  # a folder inside .claude/ or a plugin
+    return found[0] if len({preset for preset, _ in found}) == 1 else None
 
 
 def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMATS
@@ -71,6 +75,7 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
     defs = Definitions(root=str(root), layout=layout_preset(root))
     if root.is_file():
         formats.load(SourceFile.at(root), defs, explicit=True)
+        _add_system_tools(defs)
         defs.raise_errors()
         return defs
     files = _discover(root, formats)
@@ -82,6 +87,7 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
         files = [f for f in (files if listed is None else listed) if f != manifest_file]
     for f in files:
         _read(_source(f, root), defs, formats, explicit=False)
+    _add_system_tools(defs)
     if not manifest_ok:
         defs.raise_errors()  # without its preset, rule checks would report misleading errors
     return defs
@@ -95,6 +101,13 @@ def _source(path: Path, root: Path) -> SourceFile:
     if root.name in {folder for folder, _, _ in LAYOUTS} and file.place == file.display:
         file.place = f"{root.name}/{file.place}"
     return file
+
+
+def _add_system_tools(defs: Definitions) -> None:
+    """The tools the layout's system brings (Claude Code's built-ins), once the files declared
+    theirs: a project resolves against them without a registry file."""
+    if defs.layout is not None and defs.layout[0] == "claude-code":
+        claudecode.add_builtins(defs)
 
 
 def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:

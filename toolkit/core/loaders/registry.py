@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import DefinitionError
-from . import emergent, frontmatter, manifest, mcpconfig, mux, trustgraph, workagent
+from . import claudecode, emergent, frontmatter, manifest, mcpconfig, mux, trustgraph, workagent
 from ._common import Definitions
 from ._source import SourceFile
 
@@ -253,6 +253,12 @@ def _listing(items: Iterable[str], last: str) -> str:
 #: Every format toolkit reads. Path rules are tried before content rules; within
 #: each, rows in this order.
 FORMATS = Registry([
+    # Claude Code's own places first: its subagents, read as Claude Code reads them, then the
+    # rest of a Claude Code project's markdown (commands, skills, CLAUDE.md): not agents
+    Format("claude-code-agent", claudecode.load, suffixes=(".md",),
+           sniff=claudecode.is_agent_file),
+    Format("claude-code-markdown", claudecode.ignore, suffixes=(".md",),
+           sniff=claudecode.is_project_markdown),
     Format("front-matter-agent", frontmatter.load, suffixes=(".md",),
            sniff=frontmatter.is_agent_file,
            expects="a markdown agent file, which must start with YAML front matter "
