@@ -2,34 +2,33 @@
 
 Reads ``{"root": folder}`` on stdin; loads the project, connects every server
 (timed), closes; prints one JSON line: connect seconds, this process's CPU
-seconds during the connect, and the servers' CPU seconds (children's rusage
-over connect and close).
+seconds during the connect, and the servers' CPU seconds when connected
+(``fanout.servers_cpu``, from /proc).
 """
 
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import time
+from pathlib import Path
 
-
-def _children() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main() -> None:
     """Connect once, print the figures."""
     import toolkit as tk
+    from bench.fanout import servers_cpu
 
     root = json.loads(sys.stdin.read())["root"]
     proj = tk.load(root)
-    children, own, start = _children(), time.process_time(), time.perf_counter()
+    own, start = time.process_time(), time.perf_counter()
     proj.connect()
     seconds, own = time.perf_counter() - start, time.process_time() - own
+    cpu = servers_cpu()
     proj.close()
-    print(json.dumps({"seconds": seconds, "own_cpu": own, "servers_cpu": _children() - children}))
+    print(json.dumps({"seconds": seconds, "own_cpu": own, "servers_cpu": cpu}))
 
 
 if __name__ == "__main__":

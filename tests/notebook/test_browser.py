@@ -102,8 +102,18 @@ def run_all_but_last(page: Any) -> int:
 
 
 def shoot(locator: Any, name: str) -> None:
-    locator.scroll_into_view_if_needed()
-    locator.screenshot(path=str(SCREENSHOTS / name))
+    """A screenshot of one widget, the viewport grown to hold it whole (no page chrome over it)."""
+    page = locator.page
+    size = page.viewport_size
+    box = locator.bounding_box()
+    if box is not None and box["height"] > size["height"] - 200:
+        page.set_viewport_size({"width": size["width"],
+                                "height": min(3000, int(box["height"]) + 300)})
+    try:
+        locator.scroll_into_view_if_needed()
+        locator.screenshot(path=str(SCREENSHOTS / name))
+    finally:
+        page.set_viewport_size(size)
     assert (SCREENSHOTS / name).stat().st_size > 5_000, name
 
 
