@@ -19,7 +19,19 @@ import ipywidgets as w
 from ...core.models import parse_group_sets
 from ...core.presets import PRESETS
 from ...core.render import legend_html
-from .. import fleet
+from ..fleet import (
+    CODE_EFFECTS,
+    CODE_LABELS,
+    SUMMARY_ROWS,
+    MatrixData,
+    context_html,
+    effect_counts,
+    empty_message,
+    matrix_data,
+    summaries_html,
+    summary_html,
+    tool_reach,
+)
 from .base import View, esc, show
 from .grid import MatrixGrid
 
@@ -64,7 +76,7 @@ class MatrixExplorer(View):
         self.grid = MatrixGrid()
         self.explanation = w.Output()
         self.messages = w.Output()
-        self.data: fleet.MatrixData | None = None
+        self.data: MatrixData | None = None
         self._static = ""  # the static view of the current matrix (summaries and first rows)
         self._shown = False  # displayed once: from then on a refresh summarises at once
         self._displaying = False
@@ -93,7 +105,7 @@ class MatrixExplorer(View):
         import pandas as pd
 
         d = self.data
-        labels = np.asarray(fleet.CODE_LABELS, dtype=object)[d.codes]
+        labels = np.asarray(CODE_LABELS, dtype=object)[d.codes]
         columns = pd.MultiIndex.from_tuples(
             [tuple(c.value(level) for level in d.levels) for c in d.columns], names=d.levels
         ) if len(d.levels) > 1 else pd.Index([c.agent for c in d.columns], name="agent")
@@ -104,13 +116,13 @@ class MatrixExplorer(View):
     def effect_counts(self) -> pd.DataFrame:
         """Per agent (column): how many tools of each effect."""
         assert self.data is not None
-        return fleet.effect_counts(self.data)
+        return effect_counts(self.data)
 
     @property
     def tool_reach(self) -> pd.DataFrame:
         """Per tool: how many agents may call it (most first)."""
         assert self.data is not None
-        return fleet.tool_reach(self.data)
+        return tool_reach(self.data)
 
     def _changed(self, change: dict[str, Any]) -> None:
         self.refresh()
@@ -122,14 +134,14 @@ class MatrixExplorer(View):
         group_sets = parse_group_sets(self.groups.value) or [("*",)]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            data = fleet.matrix_data(self.project, list(self.agents.value), group_sets,
+            data = matrix_data(self.project, list(self.agents.value), group_sets,
                                      list(self.states.value), list(self.presets.value))
         self.messages.outputs = tuple(
             {"output_type": "stream", "name": "stderr", "text": f"warning: {m}\n"}
             for m in dict.fromkeys(str(c.message) for c in caught))
         self.data = data
-        empty = fleet.empty_message(data)
-        self.context.value = fleet.context_html(data)
+        empty = empty_message(data)
+        self.context.value = context_html(data)
         self._static = ""
         if empty is not None:
             self.summary.value = f"<p class='toolkit-empty'>{esc(empty)}</p>"
@@ -146,11 +158,11 @@ class MatrixExplorer(View):
         if self._static or self.data is None:
             return
         data = self.data
-        if fleet.empty_message(data) is not None:
-            self._static = fleet.summary_html(data)
+        if empty_message(data) is not None:
+            self._static = summary_html(data)
             return
-        summaries = fleet.summaries_html(data)
-        self._static = fleet.summary_html(data, summaries)  # what a saved notebook shows
+        summaries = summaries_html(data)
+        self._static = summary_html(data, summaries)  # what a saved notebook shows
         self.summary.value = f"<div style='max-height:26em;overflow:auto'>{summaries}</div>"
 
     def _ipython_display_(self) -> None:
@@ -176,12 +188,12 @@ class MatrixExplorer(View):
         """The effect a cell shows (the grid's colour), e.g. ``"implicit-deny"``."""
         assert self.data is not None
         code = self.data.codes[self.data.tools.index(tool), column]
-        return str(fleet.CODE_EFFECTS[code].value)
+        return str(CODE_EFFECTS[code].value)
 
     def label(self, tool: str, column: int) -> str:
         """The label a cell shows: the deciding step (``allow``, ``group``, ...)."""
         assert self.data is not None
-        return str(fleet.CODE_LABELS[self.data.codes[self.data.tools.index(tool), column]])
+        return str(CODE_LABELS[self.data.codes[self.data.tools.index(tool), column]])
 
     def click(self, tool: str, column: int) -> Decision:
         """Explain one cell (what a click on it does) and show the decision below the grid."""
@@ -203,12 +215,12 @@ class MatrixExplorer(View):
     def static_text(self) -> str:
         if self.data is None:
             return "Tool matrix"
-        empty = fleet.empty_message(self.data)
+        empty = empty_message(self.data)
         if empty is not None:
             return f"Tool matrix: {empty}"
         n_tools, n_cols = self.data.shape
-        counts = self.effect_counts.head(fleet.SUMMARY_ROWS).to_string()
-        more = len(self.data.columns) - fleet.SUMMARY_ROWS
+        counts = self.effect_counts.head(SUMMARY_ROWS).to_string()
+        more = len(self.data.columns) - SUMMARY_ROWS
         return (f"Tool matrix: {n_tools} tool(s) × {n_cols} column(s) "
                 f"({', '.join(f'{k} {v}' for k, v in self.data.fixed.items())})\n"
                 f"Per agent, tools by effect:\n{counts}"
