@@ -135,3 +135,29 @@ def test_audit_as_dataframes_for_project_and_session(proj: tk.Project) -> None:
     assert list(child.audit["event"]) == ["spawn", "call", "transition"]
     assert set(proj.audit["request_id"]) == {parent.request_id}  # the child serves it too
     assert len(proj.audit) == 4
+
+
+def test_audit_listeners_hear_every_event_and_the_close() -> None:
+    """What notebook views follow: each event as recorded, then None when the log closes;
+    a listener that raises or returns False is dropped, never the recorder's problem."""
+    from toolkit.runtime.audit import AuditLog
+
+    log = AuditLog()
+    heard: list[object] = []
+    unsubscribe = log.subscribe(heard.append)
+
+    def broken(entry: object) -> None:
+        raise RuntimeError("a view bug")
+
+    once: list[object] = []
+    log.subscribe(broken)
+    log.subscribe(lambda e: (once.append(e), False)[1])  # returns False: dropped after one
+    log.record("call", tool="t")
+    log.record("call", tool="u")
+    assert [e["tool"] for e in heard if isinstance(e, dict)] == ["t", "u"]
+    assert len(once) == 1 and len(log._listeners) == 1  # the broken one is gone too
+    log.close()
+    assert heard[-1] is None
+    unsubscribe()
+    log.record("call", tool="v")
+    assert len(heard) == 3
