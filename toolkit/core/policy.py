@@ -148,6 +148,8 @@ class Policy:
         self._unextendable: set[tuple[str, str, int]] = set()
         self._codes: _Codes | None = None  # the last matrix's reason codes
         self.matrix_warnings: list[str] = []  # unknown group / state names of the last matrix
+        # the pool's group and state names, for the unknown-name warnings (key: the pool)
+        self._known_names: tuple[tuple[int, int], frozenset[str], frozenset[str]] | None = None
         self._presets: dict[str, Preset] = {}  # preset name -> with the manifest's settings
         # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
         self._problems: dict[Problem, None] = dict.fromkeys(
@@ -497,7 +499,10 @@ class Policy:
     def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
         """Warnings for group and state names the user gave that no tool knows (typos?)."""
         out = []
-        known_groups, known_states = set(self.groups), set(self.states)
+        key = (self.pool.version, id(self.pool))
+        if self._known_names is None or self._known_names[0] != key:  # a pool scan, once
+            self._known_names = (key, frozenset(self.groups), frozenset(self.states))
+        _, known_groups, known_states = self._known_names
         for g in dict.fromkeys(groups):
             if g != "*" and g not in known_groups:
                 out.append(f"requested group {g!r} is not a group of any tool "
