@@ -14,10 +14,13 @@ wshobson/agents (a plugin marketplace: ``plugins/<name>/agents|commands|skills``
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolkit as tk
 from toolkit.core.claudecode_tools import LEGACY_NAMES, TOOLS
@@ -466,3 +469,41 @@ def test_plugin_layouts_show_the_claude_code_preset(write: Write) -> None:
 def _check(root: Path) -> tuple[list[tk.Problem], bool]:
     from toolkit.core.check import check_project
     return check_project(str(root))
+
+
+def test_an_agent_added_from_text_is_read_as_claude_code_reads_it(write: Write) -> None:
+    """``proj.add_agent(text)`` / ``%%tk agent`` in a Claude Code project."""
+    proj = tk.load(write({".claude/agents/ok.md": agent_md("ok", "Read")}))
+    added = proj.add_agent("---\nname: tester\ndescription: Use when: tests fail\n"
+                           "tools: Bash(npm test:*), Read\n---\nRun the tests.\n")
+    assert added.description == "Use when: tests fail"
+    assert [r.text for r in added.allow or ()] == ["Bash(npm test:*)", "Read"]
+    with pytest.raises(tk.DefinitionError, match="missing required 'description'"):
+        proj.add_agent("---\nname: x\ntools: Read\n---\n")
+
+
+# -- never a crash --------------------------------------------------------------------------------
+
+_PIECES = ["---\n", "name: a\n", "description: x: y\n", "tools: ", "Bash(npm test:*)", ", ",
+           "Agent(a, b)", "[]", "\n", "  - Read\n", "#", ": ", "\"", "'", "{", "[", "*", "&a ",
+           "!!python/object:os.system ", "disallowedTools: mcp__*\n", "\t", "\x00", "\u2028",
+           "name: -x\n", "name: a:b\n", "tools:\n", "permissionMode: plan\n", "Task(", ")"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=30))
+def test_any_text_in_an_agent_place_loads_or_is_a_located_error(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for rel in (".claude/agents/a.md", "plugins/p/agents/b.md"):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8", errors="surrogatepass")
+        for target in (root, root / ".claude" / "agents" / "a.md"):
+            try:
+                proj = tk.load(target, home=False)
+            except tk.DefinitionError as exc:
+                assert exc.problems and all(p.file for p in exc.problems), str(exc)
+                continue
+            for name in proj.agents:
+                proj.resolve(name)
