@@ -106,7 +106,8 @@ def _project_root(file: SourceFile) -> Path | None:
     """The folder being loaded, or None for a file loaded on its own."""
     if _alone(file):
         return None
-    return Path(os.path.normpath(file.path.absolute())).parents[file.place.count("/")]
+    parents = Path(os.path.normpath(file.path.absolute())).parents
+    return parents[min(file.place.count("/"), len(parents) - 1)]
 
 
 def _plugin_place(path: Path, project: Path | None) -> Place | None:
@@ -349,8 +350,9 @@ def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool
         why = front.error.problems[0].message
         _skip(front, report, front.error.line, "Claude Code skips this subagent: its front "
                                                "matter does not parse, even after quoting "
-                                               f"values with special characters ({why}); fix "
-                                               "the YAML or quote the value")
+                                               "values with special characters (\"Failed to "
+                                               f"parse YAML frontmatter\": {why}); fix the YAML "
+                                               "or quote the value")
         return None
     name = data.get("name")
     if not name or not isinstance(name, str):
@@ -367,8 +369,8 @@ def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool
     description = data.get("description")
     if not description or not isinstance(description, str):
         _skip(front, report, src.line(("description",)) or src.line(("name",)),
-              f"Claude Code skips subagent {name!r}: it is missing required 'description' in "
-              "front matter (a string saying when to use it)")
+              f"Claude Code skips subagent {name!r}: it \"is missing required 'description' "
+              "in frontmatter\" (a string saying when to use it)")
         return None
     return _definition(front, name, description.replace("\\n", "\n"), plugin=None)
 
@@ -379,9 +381,10 @@ def _plugin_agent(stem: str, place: Place, front: FrontMatter) -> AgentDefinitio
     data = front.data
     if front.error is not None:
         front.warnings.append((front.error.line, (
-            f"front matter does not parse, even after quoting values with special characters "
-            f"({front.error.problems[0].message}): Claude Code loads this plugin agent under "
-            "its file name with no fields, so with every tool")))
+            "front matter does not parse, even after quoting values with special characters "
+            f"(\"Failed to parse YAML frontmatter\": {front.error.problems[0].message}): "
+            "Claude Code loads this plugin agent under its file name with no fields, so with "
+            "every tool")))
     elif not front.present:
         front.warnings.append((1, "no front matter: Claude Code loads this plugin agent under "
                                   "its file name with no fields, so with every tool"))
