@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:
     from ..core.decision import Decision
 
-__all__ = ["MISSING", "Decisions", "HTMLView", "TextView", "labels_table_html", "mimebundle",
-           "output_item"]
+__all__ = ["MISSING", "Decisions", "HTMLView", "TextView", "mimebundle", "output_item"]
 
 #: How every toolkit table shows a missing value (None, NaN, NA alike).
 MISSING = "—"
@@ -111,25 +110,3 @@ def output_item(obj: Any) -> dict[str, Any]:
 def error_item(message: str) -> dict[str, Any]:
     """One ``Output`` widget item for an error message (stderr stream)."""
     return {"output_type": "stream", "name": "stderr", "text": message.rstrip("\n") + "\n"}
-
-
-def labels_table_html(frame: Any) -> str:
-    """A table of decision labels (``proj.reasons()``) with each cell in its effect's colour.
-
-    One header row per column level (agent, groups, state, preset), so the
-    context of every column stays visible; every name is escaped.
-    """
-    from ..core.render import label_html
-
-    columns = list(frame.columns)
-    levels = [str(n) for n in frame.columns.names]
-    head = "".join(
-        f"<tr><th>{escape(level)}</th>" + "".join(
-            f"<th>{escape(str(c[i] if isinstance(c, tuple) else c))}</th>" for c in columns)
-        + "</tr>" for i, level in enumerate(levels))
-    body = "".join(
-        f"<tr><th><code>{escape(str(tool))}</code></th>"
-        + "".join(f"<td>{label_html(str(v))}</td>" for v in row) + "</tr>"
-        for tool, row in zip(frame.index, frame.itertuples(index=False, name=None), strict=True))
-    return (f"<table class='toolkit-matrix'><thead>{head}</thead><tbody>{body}</tbody>"
-            "</table>")
