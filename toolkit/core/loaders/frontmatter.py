@@ -51,10 +51,25 @@ def format_of(file: str) -> str:
     return "markdown"
 
 
+#: A top-level front-matter key only an agent definition has (documentation pages have
+#: ``title``, ``layout``, ``sidebar_position``... but no name or tool list).
+_AGENT_KEY = re.compile(r"^(name|tools|disallowedTools|disallowed_tools|allowed_tools|"
+                        r"allowedTools|model)\s*:", re.MULTILINE)
+
+
 def is_agent_file(file: SourceFile) -> bool:
-    """A markdown file that starts with front matter (others are READMEs and notes), or an
-    adh-cli ``agent.md``, which is an agent with or without front matter."""
-    return file.name == "agent.md" or has_front_matter(file.text)
+    """An adh-cli ``agent.md`` (an agent with or without front matter), or a markdown file
+    with front matter that is given on its own, lies in an ``agents/`` folder, or names
+    an agent's fields; a docs page's front matter (title, layout, ...) is not an agent."""
+    if file.name == "agent.md":
+        return True
+    if not has_front_matter(file.text):
+        return False
+    folders = file.place.split("/")[:-1]
+    if file.place.startswith("/") or "agents" in folders:  # alone, or in an agents folder
+        return True
+    head = file.text.split("\n---", 1)[0]
+    return _AGENT_KEY.search(head) is not None
 
 
 def load(file: SourceFile, defs: Definitions) -> None:
