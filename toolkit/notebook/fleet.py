@@ -330,11 +330,12 @@ class Heatmap:
         """The heatmap as an SVG document (every label escaped)."""
         rows, cols = self.values.shape
         cw = max(10.0, min(28.0, 640 / max(cols, 1)))
-        ch = max(2.0, min(16.0, 640 / max(rows, 1)))
-        every = max(1, math.ceil(9 / ch))  # label every n-th row so labels never overlap
+        ch = max(1.5, min(16.0, 360 / max(rows, 1)))  # 200 agents fit in 360 px
+        every = max(1, math.ceil(12 / ch))  # label every n-th row so labels never overlap
+        heads = {k: f"{_short(str(k), 20)} ({self.sizes[k]})" for k in self.values.columns}
         left = min(170, 8 + 6 * max((len(str(a)) for a in self.values.index), default=4))
-        top = min(130, 12 + 6 * max((len(str(k)) for k in self.values.columns), default=4))
-        width, height = left + cw * cols + 8, top + ch * rows + 28
+        top = min(160, 14 + 6 * max((len(h) for h in heads.values()), default=4))
+        width, height = max(left + cw * cols + 8, 400), top + ch * rows + 28
         png = base64.b64encode(self._cells_png()).decode()
         parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width:.0f}' "
                  f"height='{height:.0f}' font-family='sans-serif' font-size='10'>",
@@ -348,7 +349,7 @@ class Heatmap:
         for j, key in enumerate(self.values.columns):
             x = left + cw * (j + 0.5) + 3.5
             parts.append(f"<text transform='translate({x:.1f},{top - 4}) rotate(-90)'>"
-                         f"{escape(_short(str(key), 20))} ({self.sizes[key]})</text>")
+                         f"{escape(heads[key])}</text>")
         parts.append(f"<text x='{left}' y='{height - 8:.0f}'>share of each {self.by}'s tools "
                      "the agent may call: white 0 %, green 100 %</text></svg>")
         return "".join(parts)
@@ -460,8 +461,11 @@ def empty_message(data: MatrixData) -> str | None:
 
 def summaries_html(data: MatrixData) -> str:
     """The three summaries side by side: per agent counts, per tool reach, the heatmap."""
+    box = "<div style='max-height:26em;overflow:auto'>{}</div>"
     return ("<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
-            + counts_html(data) + reach_html(data) + Heatmap(data).html() + "</div>")
+            + "".join(box.format(part) for part in (Heatmap(data).html(), counts_html(data),
+                                                    reach_html(data)))
+            + "</div>")
 
 
 def summary_html(data: MatrixData, summaries: str | None = None) -> str:

@@ -163,7 +163,7 @@ class MatrixExplorer(View):
             return
         summaries = summaries_html(data)
         self._static = summary_html(data, summaries)  # what a saved notebook shows
-        self.summary.value = f"<div style='max-height:26em;overflow:auto'>{summaries}</div>"
+        self.summary.value = summaries
 
     def _ipython_display_(self) -> None:
         self._displaying = True  # the static view is shown anew once summarised
