@@ -98,7 +98,8 @@ def test_added_and_removed_tools(locked: Path) -> None:
     (locked / ".mcp.json").write_text(json.dumps({"mcpServers": {"kg": {
         "command": "python", "args": ["-m", "toolkit.examples.demo_server", "--tools",
                                       "echo,knowledge-query,graph-update"]}}}))
-    report = lock.check(tk.load(locked), timeout=30)
+    with tk.load(locked) as proj:  # closed: its server must not outlive the test
+        report = lock.check(proj, timeout=30)
     assert {(c.tool, c.change) for c in report.entries} == {
         ("graph-update", "added"), ("register_tool", "removed")}
 
