@@ -40,7 +40,7 @@ def more_permissive(before: str | None, after: str | None) -> bool:
     """Whether ``after`` grants more than ``before``: a denied tool now granted (allow,
     ask or conditional), or an ask / conditional tool that now runs unasked.
 
-    >>> more_permissive("implicit-deny", "ask"), more_permissive("allow", "ask")
+    >>> more_permissive(Effect.IMPLICIT_DENY, Effect.ASK), more_permissive(Effect.ALLOW, Effect.ASK)
     (True, False)
     """
     return _RANK.get(after or "", 0) > _RANK.get(before or "", 0)

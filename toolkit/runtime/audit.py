@@ -67,7 +67,7 @@ class AuditLog:
         for listener in list(self._listeners):
             try:
                 keep = listener(entry)
-            except Exception:
+            except Exception:  # a listener (a widget) must not stop auditing: logged, dropped
                 log.exception("audit listener failed; dropped")
                 keep = False
             if keep is False:

@@ -185,7 +185,7 @@ class MatrixExplorer(View):
             self.click(self.data.tools[cell[0]], cell[1])
 
     def effect(self, tool: str, column: int) -> str:
-        """The effect a cell shows (the grid's colour), e.g. ``"implicit-deny"``."""
+        """The effect a cell shows (the grid's colour), e.g. ``Effect.IMPLICIT_DENY``'s value."""
         assert self.data is not None
         code = self.data.codes[self.data.tools.index(tool), column]
         return str(CODE_EFFECTS[code].value)

@@ -33,7 +33,7 @@ class ReplayExplorer(View):
     in their colours, and the summary of the whole replay above.
 
     >>> # ex = ReplayExplorer(tk.replay(proj, "~/.claude/projects/-home-me-shop"))
-    >>> # ex.effect.value = "explicit-deny"; ex.table
+    >>> # ex.effect.value = Effect.DENY.value; ex.table
     """
 
     def __init__(self, replay: Replay, rows: int = ROWS) -> None:
