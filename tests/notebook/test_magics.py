@@ -6,6 +6,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -442,3 +443,20 @@ def test_load_warms_up_the_mcp_client_in_the_background(examples: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.split()[-2:] == ["True", "True"]
+
+
+def test_connect_shows_progress_for_several_servers(write: Any) -> None:
+    """Each server that answers (or fails) moves the bar; a single server shows none."""
+    import json
+
+    from toolkit.notebook.cmd.connect import progress
+
+    demo = {"command": "python", "args": ["-m", "toolkit.examples.demo_server"]}
+    root = write({".mcp.json": json.dumps({"mcpServers": {"a": demo, "b": demo}}),
+                  "agents/x.md": "---\nname: x\ntools: ['@a/*']\n---\n"})
+    with tk.load(root) as proj:
+        with progress(proj, ["a", "b"]) as bar:
+            proj.connect(timeout=30)
+        assert (bar.value, bar.max) == (2, 2)
+        with progress(proj, ["a"]) as none:
+            assert none is None
