@@ -63,9 +63,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 @pytest.fixture(scope="module")
 def browser(lab: Lab) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    expect.set_options(timeout=30_000)  # a loaded 2-core machine renders slowly
     with sync_playwright() as pw:
         chromium = launch(pw)
         try:
