@@ -26,6 +26,7 @@ STATIC_CSS = ("<style>.jp-OutputArea-child:has(+ .jp-OutputArea-child .toolkit-l
               ".toolkit-static{display:none}</style>")
 #: Refresh a view at most this often while events stream in (seconds).
 REFRESH_EVERY = 0.3
+_SCHEDULING = threading.Lock()  # guards every view's timer and stale flag (held briefly)
 
 
 def esc(value: object) -> str:
@@ -71,6 +72,7 @@ class View:
     #: a line above the view: shown when the project closed, saying how to go on
     banner: w.HTML | None = None
     _timer: threading.Timer | None = None
+    _stale = False
     _unsubscribe: Callable[[], None] | None = None
 
     def static_html(self) -> str:
@@ -161,13 +163,28 @@ class View:
         return False
 
     def _schedule(self) -> None:
-        """Refresh soon (events come in bursts and from the loop thread)."""
-        if self._timer is not None and self._timer.is_alive():
-            return
-        timer = threading.Timer(REFRESH_EVERY, self.reporting(lambda: self.refresh()))
-        timer.daemon = True
-        self._timer = timer
+        """Refresh soon (events come in bursts and from the loop thread).
+
+        One timer at a time; an event that comes while it refreshes marks the view
+        stale again, so the timer refreshes once more instead of missing it.
+        """
+        with _SCHEDULING:
+            self._stale = True
+            if self._timer is not None:
+                return
+            timer = threading.Timer(REFRESH_EVERY, self._refresh_while_stale)
+            timer.daemon = True
+            self._timer = timer
         timer.start()
+
+    def _refresh_while_stale(self) -> None:
+        while True:
+            with _SCHEDULING:
+                if not self._stale:
+                    self._timer = None
+                    return
+                self._stale = False
+            self.reporting(self.refresh)()
 
     def refresh(self) -> None:
         """Re-read what the view shows (views that follow events override this)."""
