@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.transcripts import shop_denying_builds, transcript
 from toolkit.cli import main
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -146,3 +147,21 @@ def test_lock_then_check_locked_with_the_demo_server(write: Write) -> None:
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"kg": {"command": "false"}}}))
     code, _, err = run("lock", str(root), "--timeout", "10")
     assert code == 1 and "server 'kg' could not be reached" in err
+
+
+def test_replay_gate_counts_a_call_that_errored_as_ran(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that ran and failed, now denied by settings: --fail-on-regressions exits 1;
+    the same call logged as denied (it never ran) is no regression and exits 0."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no user settings layer
+    root = shop_denying_builds(tmp_path)
+    failed = transcript(tmp_path / "failed.jsonl", [
+        ("npm run build --prod", "Exit code 1\nerror TS2304: cannot find name 'x'", True)])
+    code, out, _ = run("replay", str(root), str(failed), "--fail-on-regressions")
+    assert code == 1
+    assert "1 regression(s)" in out and "Bash(npm run build *)" in out
+    refused = transcript(tmp_path / "refused.jsonl", [
+        ("npm run build --prod", "Permission to use Bash with command npm run build --prod has "
+                                 "been denied.", True)])
+    code, out, _ = run("replay", str(root), str(refused), "--fail-on-regressions")
+    assert code == 0 and "0 regression(s)" in out

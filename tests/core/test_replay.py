@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import toolkit as tk
+from tests.support.transcripts import shop_denying_builds, transcript
 from toolkit.core.decision import Effect
 from toolkit.core.replay import rule_label
 from toolkit.core.suggest import shell_rules
@@ -271,8 +272,51 @@ def test_newly_allowed_and_regressions_from_a_call_table(examples: Path) -> None
     })
     rp = tk.replay(proj, calls)
     assert list(rp.newly_allowed["tool"]) == ["bash"]  # denied then, coder holds bash now
-    assert list(rp.regressions["tool"]) == ["rm_rf"]  # coder's own deny rule
-    assert rp.regressions["rule"].tolist() == ["rm_rf"]
+    # rm_rf: coder's own deny rule; write_file ran (with an error) and researcher lacks it now
+    assert list(rp.regressions["tool"]) == ["rm_rf", "write_file"]
+    assert rp.regressions["rule"].tolist()[0] == "rm_rf"
     table = rp.suggest().set_index(["agent", "rule"])
     assert table.loc[("researcher", "write_file"), "change"] == "add"  # it ran, with an error
     assert table.loc[("coder", "rm_rf"), ["field", "change"]].tolist() == ["allowed_tools", "add"]
+
+
+# -- a call that errored ran (issue 25, item 9) ----------------------------------------------------
+
+def test_a_call_that_errored_is_a_regression_when_now_denied(tmp_path: Path) -> None:
+    """README: a call whose result is an error that is not a denial ran (the tool ran and
+    failed); a tool now blocked whose logged call errored is a regression, as suggest()
+    already counts it."""
+    root = shop_denying_builds(tmp_path)
+    log = transcript(tmp_path / "session.jsonl", [
+        ("npm run build --prod", "Exit code 1\nerror TS2304: cannot find name 'x'", True),
+        ("npm test --watch=false", "Tests: 12 passed", False)])
+    rp = tk.replay(tk.load(root, home=tmp_path / "home"), log)
+    assert list(rp.calls["observed"]) == ["error", "ran"]  # the failed build is not a denial
+    assert rp.calls["effect"].tolist() == ["explicit-deny", "allow"]
+    regressions = rp.regressions
+    assert regressions["observed"].tolist() == ["error"]
+    assert regressions["rule"].tolist() == ["Bash(npm run build *)"]
+    assert "1 regression(s)" in rp.summary()
+    # suggest() counts the same call as one that ran: the build needs a rule again
+    suggested = rp.suggest().set_index("rule")
+    assert suggested.loc["Bash(npm run build --prod)", ["change", "covers"]].tolist() == [
+        "add", 1]
+
+
+@pytest.mark.parametrize(("observed", "regression"), [
+    ("ran", True), ("error", True), ("denied", False), (None, False)])
+def test_regressions_and_suggest_agree_on_what_ran(examples: Path, observed: str | None,
+                                                   regression: bool) -> None:
+    """One notion of "the call executed" for both: ran and error did, denied and a lost
+    outcome did not."""
+    proj = tk.load(examples / "mux")
+    assert proj.explain("researcher", "write_file").effect == "implicit-deny"
+    calls = pd.DataFrame({"agent": ["researcher", "researcher"],
+                          "tool": ["read_file", "write_file"],
+                          "observed": ["ran", observed]})
+    rp = tk.replay(proj, calls)
+    assert list(rp.regressions["tool"]) == (["write_file"] if regression else [])
+    suggested = rp.suggest()
+    wants_write = bool(((suggested["agent"] == "researcher")
+                        & (suggested["rule"] == "write_file")).any())
+    assert wants_write is regression

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from .policy import Policy
 
-__all__ = ["MAIN", "Replay", "evaluate", "mapped", "replay", "rule_label"]
+__all__ = ["EXECUTED", "MAIN", "Replay", "evaluate", "executed", "mapped", "replay", "rule_label"]
 
 #: How a call of the main conversation (not a subagent) is labelled when no ``main=`` is given.
 MAIN = "(main)"
@@ -41,6 +41,20 @@ MAIN = "(main)"
 CALL_COLUMNS = ("time", "session", "agent", "tool", "args", "effect", "reason", "rule", "file",
                 "line", "observed", "groups", "state", "canonical", "source")
 _NOT_ALLOWED = (Effect.ASK.value, Effect.DENY.value, Effect.IMPLICIT_DENY.value)
+#: The observed outcomes of a call that executed: it ran, or it ran and failed (``error``:
+#: an error that is not a denial). ``denied`` did not run; None (outcome lost) is neither.
+EXECUTED = ("ran", "error")
+
+
+def executed(observed: pd.Series) -> pd.Series:
+    """Which logged calls executed, from their ``observed`` column (see :data:`EXECUTED`):
+    what ``regressions`` and ``suggest()`` both count as "ran".
+
+    >>> import pandas as pd
+    >>> executed(pd.Series(["ran", "error", "denied", None])).tolist()
+    [True, True, False, False]
+    """
+    return observed.astype(object).isin(EXECUTED)
 RULE_COLUMNS = ("agent", "kind", "rule", "layer", "file", "line", "hits", "decisive", "status")
 
 
@@ -552,14 +566,15 @@ class Replay:
 
     @property
     def regressions(self) -> pd.DataFrame:
-        """Calls that ran then and that the policy would not allow now (it asks or denies).
+        """Calls that ran then (observed ``ran`` or ``error``: :func:`executed`) and that the
+        policy would not allow now (it asks or denies).
 
         ``conditional`` (a name-level answer for a tool whose argument rules decide
         each call) is neither: replay with the argument-level engine to know.
         """
         calls = self.calls
         effect = calls["effect"].astype(object)
-        return calls[(calls["observed"] == "ran") & effect.isin(_NOT_ALLOWED)]
+        return calls[executed(calls["observed"]) & effect.isin(_NOT_ALLOWED)]
 
     @property
     def newly_allowed(self) -> pd.DataFrame:

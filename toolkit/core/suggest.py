@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .replay import MAIN, rule_label
+from .replay import MAIN, executed, rule_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +54,7 @@ def suggest(proj: Policy, calls: pd.DataFrame) -> pd.DataFrame:
 
     observed = calls["observed"].astype(object)
     # calls that ran (an error still ran); a log that records no outcome at all: every call
-    ran = calls[observed.isin(["ran", "error"])] if observed.notna().any() else calls
+    ran = calls[executed(observed)] if observed.notna().any() else calls
     known = ran["agent"].astype(object).map(lambda a: a == MAIN or a in proj.agents)
     ran = ran[known.astype(bool)]
     claude = _is_claude(proj)
