@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.policies import bare_bash
 from tests.support.transcripts import shop_denying_builds, transcript
 from toolkit.cli import main
 
@@ -165,3 +166,20 @@ def test_replay_gate_counts_a_call_that_errored_as_ran(
                                  "been denied.", True)])
     code, out, _ = run("replay", str(root), str(refused), "--fail-on-regressions")
     assert code == 0 and "0 regression(s)" in out
+
+
+def test_diff_gate_fails_when_argument_rules_become_a_bare_allow(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bash(...) rules (git push and curl denied) replaced by a bare Bash allow: Bash goes
+    from conditional to allow, which --fail-on-new-access refuses; the way back passes."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no user settings layer
+    old = tmp_path / "old"
+    shutil.copytree(SHOP, old)
+    new = bare_bash(old, tmp_path / "new")
+    code, out, _ = run("diff", str(old), str(new), "--fail-on-new-access")
+    assert code == 1
+    assert out.splitlines()[0] == "2 cell(s) changed, 2 grant new access"
+    rows = [line for line in out.splitlines() if line.startswith("| debugger | Bash |")]
+    assert len(rows) == 2 and all("| conditional | allow |" in row for row in rows)
+    code, out, _ = run("diff", str(new), str(old), "--fail-on-new-access")
+    assert code == 0 and "0 grant new access" in out

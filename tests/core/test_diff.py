@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
+from tests.support.policies import bare_bash
 from toolkit.core.diff import more_permissive
 
 Write = Callable[..., Path]
@@ -130,3 +131,36 @@ def test_claude_code_settings_change_is_read_from_the_paths(tmp_path: Path) -> N
     assert d.new_access.empty  # a new deny and a removed allow grant nothing
     back = tk.diff(new, old).new_access  # the way back gives helper WebFetch again
     assert set(zip(back["agent"], back["tool"], strict=True)) == {("helper", "WebFetch")}
+
+
+def test_argument_rules_replaced_by_a_bare_allow_is_new_access(tmp_path: Path) -> None:
+    """conditional -> allow grants more: before, argument rules decided each Bash call (git
+    push and curl denied); after, every command runs unasked."""
+    old = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "shop", old)
+    new = bare_bash(old, tmp_path / "new")
+    # what each version says on its own (explain, check_call), independent of diff
+    before, after = tk.load(old), tk.load(new)
+    assert before.explain("debugger", "Bash").effect == "conditional"
+    assert after.explain("debugger", "Bash").effect == "allow"
+    push = {"command": "git push origin main"}
+    assert before.check_call("Bash", push, agent="debugger").effect.value == "explicit-deny"
+    assert after.check_call("Bash", push, agent="debugger").effect.value == "allow"
+    d = tk.diff(old, new)
+    access = d.new_access
+    assert set(zip(access["agent"], access["tool"], access["before"], access["after"],
+                   strict=True)) == {("debugger", "Bash", "conditional", "allow")}
+    assert set(access["groups"]) == {"default", "*"}
+    assert len(access) == len(d.changes)  # every changed cell grants more
+    assert d.summary().endswith(f"{len(access)} grant new access")
+    # the way back takes the access away: a change, but no new access
+    back = tk.diff(new, old)
+    assert len(back.changes) == len(access) and back.new_access.empty
+
+
+@pytest.mark.parametrize(("before", "after", "more"), [
+    ("conditional", "allow", True), ("allow", "conditional", False),
+    ("conditional", "ask", False), ("implicit-deny", "conditional", True),
+    ("conditional", "conditional", False)])
+def test_conditional_ranks_between_ask_and_allow(before: str, after: str, more: bool) -> None:
+    assert more_permissive(before, after) is more
