@@ -2,9 +2,11 @@
 
 import argparse
 import contextlib
+import json
 import logging
 import os
 import sys
+from typing import Any
 
 import anyio
 
@@ -37,13 +39,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--describe", action="append", default=[], metavar="TOOL=TEXT",
                         help="serve TEXT as TOOL's description (repeatable): a server changing "
                              "a reviewed tool's description, as in a rug pull")
+    parser.add_argument("--input-schema", action="append", default=[], metavar="TOOL=JSON",
+                        help="list the JSON object as TOOL's input schema (repeatable): a "
+                             "server changing what a reviewed tool takes")
+    parser.add_argument("--annotations", action="append", default=[], metavar="TOOL=JSON",
+                        help="serve the JSON object as TOOL's annotations (repeatable), e.g. "
+                             "'echo={\"destructiveHint\": true}'")
     args = parser.parse_args(argv)
-    args.descriptions = {}
-    for item in args.describe:
-        name, sep, text = item.partition("=")
-        if not sep or name.strip() not in TOOL_NAMES:
-            parser.error(f"--describe takes TOOL=TEXT with a known tool, not {item!r}")
-        args.descriptions[name.strip()] = text
+    args.descriptions = dict(_per_tool(parser, "--describe", "TEXT", args.describe))
+    args.input_schemas = {name: _json_object(parser, "--input-schema", text)
+                          for name, text in _per_tool(parser, "--input-schema", "JSON",
+                                                      args.input_schema)}
+    args.annotations = {name: _json_object(parser, "--annotations", text)
+                        for name, text in _per_tool(parser, "--annotations", "JSON",
+                                                    args.annotations)}
     if args.page_size < 0:
         parser.error("--page-size must be 0 or more")
     if args.tools is not None:
@@ -55,10 +64,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _per_tool(parser: argparse.ArgumentParser, option: str, what: str,
+              items: list[str]) -> list[tuple[str, str]]:
+    """``TOOL=VALUE`` items as (tool, value); an unknown tool or no ``=`` is a usage error."""
+    out = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name.strip() not in TOOL_NAMES:
+            parser.error(f"{option} takes TOOL={what} with a known tool, not {item!r}")
+        out.append((name.strip(), value))
+    return out
+
+
+def _json_object(parser: argparse.ArgumentParser, option: str, text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        parser.error(f"{option}: not JSON ({exc}): {text!r}")
+    if not isinstance(value, dict):
+        parser.error(f"{option} takes a JSON object, not {text!r}")
+    return value
+
+
 async def run(args: argparse.Namespace) -> None:
     """Build the server and serve it over the chosen transport until stopped."""
     server = build_server(seed_graph(args.graph), tools=args.tools, page_size=args.page_size,
-                          log_level=args.log_level, descriptions=args.descriptions)
+                          log_level=args.log_level, descriptions=args.descriptions,
+                          input_schemas=args.input_schemas, annotations=args.annotations)
     match args.transport:
         case "stdio":
             logger.info("demo server: stdio, graph %s, %s", args.graph,

@@ -12,6 +12,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
@@ -55,7 +56,9 @@ TOOL_NAMES: tuple[str, ...] = (*(spec.name for spec in make_tools(KnowledgeGraph
 def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | None = None,
                  page_size: int = 0, root: Path | None = None,
                  log_level: str = "WARNING",
-                 descriptions: Mapping[str, str] | None = None) -> MCPServer:
+                 descriptions: Mapping[str, str] | None = None,
+                 input_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+                 annotations: Mapping[str, Mapping[str, Any]] | None = None) -> MCPServer:
     """The demo ``MCPServer``.
 
     Args:
@@ -66,6 +69,11 @@ def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | 
         log_level: Level of the SDK's own logging (to stderr).
         descriptions: Tool name -> a description to serve instead of its own (what a
             server that changes a reviewed tool's text, a "rug pull", does).
+        input_schemas: Tool name -> an input schema to list instead of its own (a server
+            changing what a reviewed tool takes; calls are still validated against the
+            tool's own parameters).
+        annotations: Tool name -> annotations (``readOnlyHint``, ...) to serve instead of
+            its own (a reviewed read-only tool that now says it is destructive, say).
 
     >>> server = build_server(tools=["echo", "knowledge-query"], page_size=1)
     >>> server.name
@@ -79,20 +87,28 @@ def build_server(graph: KnowledgeGraph | None = None, *, tools: Iterable[str] | 
     unknown = sorted(set(wanted) - set(TOOL_NAMES))
     if unknown:
         raise ValueError(f"unknown tool(s) {', '.join(unknown)}; known: {', '.join(TOOL_NAMES)}")
+    replaced = dict(descriptions or {})
+    schemas = dict(input_schemas or {})
+    hints = {name: types.ToolAnnotations.model_validate(dict(value))
+             for name, value in (annotations or {}).items()}
+    registered = []
+    for spec in specs:
+        if spec.name in wanted:
+            tool = Tool.from_function(spec.fn, name=spec.name, title=spec.title,
+                                      description=replaced.get(spec.name, spec.description),
+                                      annotations=hints.get(spec.name, spec.annotations),
+                                      structured_output=spec.structured)
+            if spec.name in schemas:
+                tool = tool.model_copy(update={"parameters": dict(schemas[spec.name])})
+            registered.append(tool)
     server: MCPServer = MCPServer(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions="A demo knowledge graph of companies and people. Query it with "
                      "knowledge-query or search_hybrid, walk it with graph_traverse.",
         log_level=log_level,  # type: ignore[arg-type]
+        tools=registered,
     )
-    replaced = dict(descriptions or {})
-    for spec in specs:
-        if spec.name in wanted:
-            server.add_tool(spec.fn, name=spec.name, title=spec.title,
-                            description=replaced.get(spec.name, spec.description),
-                            annotations=spec.annotations,
-                            structured_output=spec.structured)
     if "register_tool" in wanted:
         _add_register_tool(server)
     if page_size > 0:
