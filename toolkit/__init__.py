@@ -1,8 +1,10 @@
 """toolkit: which agent may call which tool, in which situation, and why.
 
 >>> import toolkit as tk
->>> proj = tk.load("toolkit/examples/trustgraph")          # doctest: +SKIP
->>> proj.explain("react-agent", "graph-update", state="analysis")  # doctest: +SKIP
+>>> proj = tk.load("toolkit/examples/trustgraph")
+>>> print(proj.explain("react-agent", "graph-update", state="analysis"))
+IMPLICIT-DENY react-agent -> graph-update: tool groups ['write', 'knowledge', 'admin'] do not
+meet requested ['default']
 
 ``import toolkit`` stays cheap: pandas, ipywidgets and mcp are imported only
 when a feature needs them.

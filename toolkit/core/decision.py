@@ -343,8 +343,11 @@ class Decision:
     step evaluated, ``warnings`` what was odd about the question itself (an
     unknown state or group, say).
 
-    >>> # d = proj.explain("researcher", "write_file", state="analysis")
-    >>> # d.allowed, d.effect, d.reason, d.rule.file, d.rule.line
+    >>> import toolkit as tk
+    >>> d = tk.load("toolkit/examples/trustgraph").explain(
+    ...     "react-agent", "graph-update", groups=["write"], state="undefined")
+    >>> d.allowed, d.effect, d.reason, d.rule.file, d.rule.line
+    (False, <Effect.IMPLICIT_DENY: 'implicit-deny'>, <Reason.STATE: 'state'>, 'tools.yaml', 16)
     """
 
     agent: str

@@ -66,7 +66,13 @@ def diff(old: Any, new: Any, *, groups: Any = None, states: Sequence[str] | None
     ``*``, in every state either version knows. Each version is evaluated under
     its own preset (a preset change is a policy change).
 
-    >>> # d = tk.diff("policy-v1/", "policy-v2/"); d.changes; d.new_access
+    >>> import toolkit as tk
+    >>> old, new = tk.load("toolkit/examples/claude-code"), tk.load("toolkit/examples/claude-code")
+    >>> _ = new.add_agent("---\\nname: helper\\ndescription: Reads and fetches.\\n"
+    ...                   "tools: Read, WebFetch\\n---\\nHelps.")
+    >>> d = tk.diff(old, new)
+    >>> sorted(set(zip(d.new_access.agent, d.new_access.tool, d.new_access.after)))
+    [('helper', 'Read', 'allow'), ('helper', 'WebFetch', 'allow')]
     """
     before, after = _as_policy(old), _as_policy(new)
     agent_names = list(agents) if agents is not None else list(dict.fromkeys(

@@ -335,7 +335,11 @@ class Policy:
         ``replace``. On any error nothing changes and ``DefinitionError`` says
         what to fix, with its line.
 
-        >>> # proj.add_agent("---\nname: helper\ntools: [text-completion]\n---\nHelps.")
+        >>> import toolkit as tk
+        >>> proj = tk.load("toolkit/examples/trustgraph")
+        >>> helper = proj.add_agent("---\\nname: helper\\ntools: [text-completion]\\n---\\nHelps.")
+        >>> helper.name, sorted(proj.resolve("helper", groups=["*"]).allowed)
+        ('helper', ['text-completion'])
         """
         if isinstance(definition, str):
             # in a Claude Code project (its layout), read as Claude Code reads .claude/agents
@@ -647,8 +651,14 @@ class Policy:
         ``warnings``). ``d.allowed`` is True only when the call runs without a
         prompt; a compound Bash command has one decision per part in ``d.parts``.
 
-        >>> # d = proj.check_call("Bash", {"command": "npm test && git push"})
-        >>> # d.effect, d.reason, d.rule.text, d.rule.where
+        >>> import toolkit as tk
+        >>> proj = tk.load("toolkit/examples/claude-code")  # no settings: default mode
+        >>> d = proj.check_call("Bash", {"command": "npm test && git push"})
+        >>> d.effect.value, d.reason.value, [part.effect.value for part in d.parts]
+        ('ask', 'mode', ['ask', 'ask'])
+        >>> d = proj.check_call("Bash", {"command": "npm test"}, agent="generalist")
+        >>> d.effect.value, d.reason.value, d.rule.text, d.rule.where
+        ('explicit-deny', 'agent-tools', 'Bash', '.claude/agents/generalist.md:4')
         """
         claude = self._claude()
         definition = self.agent(agent) if agent is not None else None

@@ -96,8 +96,19 @@ def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | 
     one. ``mode``: the permission mode for that engine. ``arguments``: use the
     engine (True), never (False), or when the project has one (None).
 
-    >>> # rp = tk.replay(proj, "~/.claude/projects/-home-me-shop")
-    >>> # rp.calls; rp.rules; rp.regressions; rp.problems; rp.suggest()
+    >>> import pandas as pd
+    >>> import toolkit as tk
+    >>> calls = pd.DataFrame({"agent": ["debugger", "debugger", "code-reviewer"],
+    ...                       "tool": ["Bash", "Write", "Read"]})
+    >>> rp = tk.replay(tk.load("toolkit/examples/claude-code"), calls)
+    >>> rp.calls[["agent", "tool", "effect"]].values.tolist()
+    [['debugger', 'Bash', 'ask'], ['debugger', 'Write', 'explicit-deny'],
+     ['code-reviewer', 'Read', 'allow']]
+    >>> rp.rules.query("status == 'used'")[["agent", "kind", "rule"]].values.tolist()
+    [['code-reviewer', 'allow', 'Read'], ['debugger', 'allow', 'Bash'],
+     ['debugger', 'deny', 'Write']]
+    >>> len(rp.regressions), len(rp.problems)
+    (0, 0)
     """
     return evaluate(proj, read_calls(source), preset=preset, main=main, mode=mode,
                     arguments=arguments, source=str(source) if isinstance(source, str)

@@ -1,8 +1,17 @@
 """The notebook face: the ``%tk`` magics and the widgets.
 
->>> # %load_ext toolkit
->>> # %tk load ../toolkit/examples/trustgraph
->>> # table = %tk matrix --groups read-only --groups '*' --states undefined,analysis
+In a notebook (IPython syntax, run by ``tests/notebook/test_magics.py``)::
+
+    %load_ext toolkit
+    %tk load ../toolkit/examples/trustgraph
+    table = %tk matrix --groups read-only --groups '*' --states undefined,analysis
+
+Importing the magics registers every ``%tk`` subcommand:
+
+>>> from toolkit.notebook.cmd._registry import SUBCOMMANDS
+>>> import toolkit.notebook.magic
+>>> [name for name in ("load", "matrix", "explain", "call") if name in SUBCOMMANDS]
+['load', 'matrix', 'explain', 'call']
 
 Widgets (ipywidgets 8) are imported on first use::
 

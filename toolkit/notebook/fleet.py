@@ -7,8 +7,15 @@ first questions about a big fleet — per agent, how many tools of each effect;
 per tool, how many agents may call it; which agents reach which servers (or
 groups) — and every static rendering is bounded, whatever the project's size.
 
->>> # data = matrix_data(proj, groups=[("*",)])
->>> # effect_counts(data); tool_reach(data).head(); Heatmap(data)
+>>> import toolkit as tk
+>>> data = matrix_data(tk.load("toolkit/examples/trustgraph"), groups=[("*",)])
+>>> data.shape, effect_counts(data).loc["react-agent", ["allow", "implicit-deny"]].tolist()
+((5, 1), [2, 3])
+>>> tool_reach(data)["allow"].to_dict()
+{'knowledge-query': 1, 'text-completion': 1, 'complex-analysis': 0, 'graph-update': 0,
+ 'reset-workflow': 0}
+>>> Heatmap(data).svg().startswith("<svg")
+True
 """
 
 from __future__ import annotations

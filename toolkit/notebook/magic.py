@@ -46,7 +46,10 @@ def one_line(exc: BaseException) -> str:
 class ToolkitMagics(Magics, Configurable):
     """The ``%tk`` line magic and ``%%tk agent`` cell magic; settings via ``%config``.
 
-    >>> # %config ToolkitMagics.connect_timeout = 10
+    Settings are traitlets, set in a notebook with ``%config ToolkitMagics.connect_timeout = 10``:
+
+    >>> ToolkitMagics.class_traits()["connect_timeout"].default_value
+    30.0
     """
 
     preset = Unicode(None, allow_none=True,

@@ -45,8 +45,15 @@ SWITCH_TIMEOUT = 5.0
 class Project(Policy):
     """A project: agents, tools, servers, and the sessions started under it.
 
-    >>> # with tk.load("toolkit/examples/trustgraph") as proj:
-    >>> #     proj.connect(); proj.start("react-agent", groups=["knowledge"]).call(...)
+    >>> import toolkit as tk
+    >>> with tk.load("toolkit/examples/trustgraph") as proj:
+    ...     servers = proj.connect()
+    ...     session = proj.start("react-agent", groups=["knowledge"])
+    ...     result = session.call("knowledge-query", {"query": "Acme"})
+    >>> servers.loc["trustgraph", "state"], session.state
+    ('connected', 'analysis')
+    >>> "Acme Robotics" in result.content[0]["text"]
+    True
 
     After :meth:`close` the project does not reopen: :meth:`start`,
     :meth:`switch`, :meth:`connect`, :meth:`ping` and calls or spawns of its
@@ -207,7 +214,9 @@ class Project(Policy):
         directly or through the sub-agents the agent may spawn (see
         :mod:`toolkit.core.risk`).
 
-        >>> # proj.risk().query("trifecta")
+        >>> import toolkit as tk
+        >>> tk.load("toolkit/examples/claude-code").risk().query("trifecta").index.tolist()
+        ['debugger', 'generalist']
         """
         from ..core.risk import risk_frame
 
@@ -437,8 +446,10 @@ def load(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
          cli: Sequence[str] | None = None) -> Project:
     """Load a project folder or a single definition file.
 
-    >>> # proj = tk.load("toolkit/examples/trustgraph")
-    >>> # proj.resolve("react-agent", groups=["read-only", "knowledge"]).allowed
+    >>> import toolkit as tk
+    >>> proj = tk.load("toolkit/examples/trustgraph")
+    >>> sorted(proj.resolve("react-agent", groups=["read-only", "knowledge"]).allowed)
+    ['knowledge-query', 'text-completion']
 
     ``preset=None`` means the manifest's preset, else ``strict``. Bad input
     raises ``DefinitionError`` naming every file and line to fix.

@@ -9,10 +9,12 @@ The session-facing protocols are generic in the session type (``SessionT``)
 only so that this module need not import ``session.py``: the owner of a
 ``Session`` is a ``SessionOwner[Session]``.
 
->>> # class Host:              # a minimal owner: see tests/runtime/test_seams.py
->>> #     audit_log = AuditLog()
->>> #     async def execute(self, session, tool, args, timeout=None): ...
->>> # session = Session(Host(), "agent", request, grant, "agent")
+A minimal owner is in ``tests/runtime/test_seams.py``; a project hands itself in:
+
+>>> import toolkit as tk
+>>> proj = tk.load("toolkit/examples/trustgraph")
+>>> proj.start("react-agent").project is proj
+True
 """
 
 from __future__ import annotations

@@ -427,7 +427,10 @@ def _describe(exc: BaseException) -> str:
 class ServerManager:
     """An owner's MCP connections, on the package's loop thread.
 
-    >>> # manager = ServerManager(project, health_check=True); manager.connect(["kg"])
+    >>> import toolkit as tk
+    >>> manager = ServerManager(tk.load("toolkit/examples/trustgraph"), health_check=True)
+    >>> manager.status().loc["trustgraph", ["transport", "state"]].tolist()
+    ['stdio', 'configured']
 
     ``owner`` supplies the configs, the base folder and the audit log, and
     hears when servers' tools change (:class:`~toolkit.runtime.protocols.ServerOwner`).

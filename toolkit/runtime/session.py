@@ -29,8 +29,11 @@ __all__ = ["Approval", "Session"]
 class Session:
     """An agent context: ``id``, ``depth``, ``state``, ``allowed``; ``spawn`` children.
 
-    >>> # s = proj.start("orchestrator", groups=["knowledge"])
-    >>> # child = s.spawn("researcher"); child.id  -> "orchestrator.researcher"
+    >>> import toolkit as tk
+    >>> s = tk.load("toolkit/examples/emergent").start("orchestrator", groups=["knowledge"])
+    >>> child = s.spawn("graph-researcher")
+    >>> child.id, child.depth, child.state
+    ('orchestrator.graph-researcher', 1, 'undefined')
 
     ``project`` is the session's owner: a ``Project``, or anything else that
     implements :class:`~toolkit.runtime.protocols.SessionOwner` (it runs the

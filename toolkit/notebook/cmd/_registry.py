@@ -3,8 +3,11 @@
 ``magic.py`` reads the table; a subcommand module sees the magics only as
 :class:`MagicState` (what it may use), so neither imports the other.
 
->>> # @subcommand("agents", "agents")
->>> # def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame: ...
+>>> @subcommand("doctest-echo", "doctest-echo TEXT")
+... def run(magics: MagicState, rest: str, cell: str | None) -> str:
+...     return rest
+>>> SUBCOMMANDS.pop("doctest-echo").run(None, "hi", None)
+'hi'
 """
 
 from __future__ import annotations

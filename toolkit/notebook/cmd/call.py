@@ -59,9 +59,11 @@ def _arguments(raw: str) -> dict[str, Any]:
 def not_found_message(project: Project, session: Session, exc: ToolNotFoundError) -> str:
     """The agent-facing ``tool not found: X`` plus, for the person, why (or what was meant).
 
-    >>> # tool not found: reset-workflow — blocked for this session by step 'state': state
-    >>> #   'results' is not in available_in_states ['undefined'] (tools.yaml:31) —
-    >>> #   %tk explain react-agent reset-workflow --groups '*' --state results
+    For example (tested in ``tests/notebook/test_magics.py``)::
+
+        tool not found: reset-workflow — blocked for this session by step 'state': state
+          'results' is not in available_in_states ['undefined'] (tools.yaml:31) —
+          %tk explain react-agent reset-workflow --groups '*' --state results
     """
     # The child's lineage as it was at spawn time, so the answer is the session's own.
     decision = project.explain(session.agent, exc.name, groups=session.groups,

@@ -34,7 +34,12 @@ EVENT_COLUMNS = {
 class AuditView(View):
     """Every resolve, call, block, approval, transition, spawn and teardown.
 
-    >>> # view = AuditView(proj); view.event.value = "call"; view.table
+    >>> import toolkit as tk
+    >>> proj = tk.load("toolkit/examples/trustgraph")
+    >>> _ = proj.start("react-agent")
+    >>> view = AuditView(proj); view.event.value = "resolve"
+    >>> view.table[["agent_id", "reason"]].values.tolist()
+    [['react-agent', 'preset trustgraph']]
     """
 
     def __init__(self, project: Project, tail: int = 50) -> None:

@@ -24,7 +24,13 @@ COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_a
 class DiffView(View):
     """``tk.diff``'s changes with an agent picker and a "new access only" switch.
 
-    >>> # view = DiffView(tk.diff("v1/", "v2/")); view.new_access_only.value = True; view.table
+    >>> import toolkit as tk
+    >>> old, new = tk.load("toolkit/examples/claude-code"), tk.load("toolkit/examples/claude-code")
+    >>> _ = new.add_agent("---\\nname: helper\\ndescription: Reads and fetches.\\n"
+    ...                   "tools: Read, WebFetch\\n---\\nHelps.")
+    >>> view = DiffView(tk.diff(old, new)); view.new_access_only.value = True
+    >>> sorted(set(zip(view.table.agent, view.table.tool)))
+    [('helper', 'Read'), ('helper', 'WebFetch')]
     """
 
     def __init__(self, diff: PolicyDiff, new_access_only: bool = False) -> None:

@@ -56,8 +56,15 @@ class MatrixExplorer(View):
     ``table`` the same as labels (``proj.reasons()``) for small projects;
     ``effect_counts`` / ``tool_reach`` the summaries as DataFrames.
 
-    >>> # ex = MatrixExplorer(proj, groups="read-only; *", states=["undefined", "analysis"])
-    >>> # ex.click("graph-update", 0).reason; ex.effect("graph-update", 0)
+    >>> import toolkit as tk
+    >>> proj = tk.load("toolkit/examples/trustgraph")
+    >>> ex = MatrixExplorer(proj, groups="read-only; *", states=["undefined", "analysis"])
+    >>> [(c["groups"], c["state"]) for c in ex.columns][:2]
+    [(('read-only',), 'undefined'), (('read-only',), 'analysis')]
+    >>> ex.click("graph-update", 0).reason.value, ex.effect("graph-update", 0)
+    ('group', 'implicit-deny')
+    >>> ex.effect("graph-update", 3)
+    'allow'
     """
 
     def __init__(self, project: Policy, agents: Sequence[str] | None = None,

@@ -32,8 +32,14 @@ class ReplayExplorer(View):
     ``table`` is the filtered DataFrame; the widget shows its first rows, effects
     in their colours, and the summary of the whole replay above.
 
-    >>> # ex = ReplayExplorer(tk.replay(proj, "~/.claude/projects/-home-me-shop"))
-    >>> # ex.effect.value = Effect.DENY.value; ex.table
+    >>> import pandas as pd
+    >>> import toolkit as tk
+    >>> from toolkit.core.decision import Effect
+    >>> calls = pd.DataFrame({"agent": ["debugger", "debugger"], "tool": ["Bash", "Write"]})
+    >>> ex = ReplayExplorer(tk.replay(tk.load("toolkit/examples/claude-code"), calls))
+    >>> ex.effect.value = Effect.DENY.value
+    >>> ex.table[["agent", "tool", "effect"]].values.tolist()
+    [['debugger', 'Write', 'explicit-deny']]
     """
 
     def __init__(self, replay: Replay, rows: int = ROWS) -> None:

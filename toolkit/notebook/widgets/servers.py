@@ -36,7 +36,11 @@ class ServerPanel(View):
     The lights follow the project: a server that fails or stops turns red, and a
     closed project shows every server closed, its buttons disabled.
 
-    >>> # panel = ServerPanel(proj); panel.connect(); panel.lights  -> {"trustgraph": "green"}
+    >>> import toolkit as tk
+    >>> ServerPanel(tk.load("toolkit/examples/trustgraph")).lights  # not connected yet
+    {'trustgraph': 'grey'}
+
+    After ``panel.connect()`` the light is ``green`` for a server that answered.
     """
 
     def __init__(self, project: Project, timeout: float | None = None) -> None:

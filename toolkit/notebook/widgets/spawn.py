@@ -19,8 +19,11 @@ __all__ = ["SpawnTree"]
 class SpawnTree(View):
     """The spawn tree under a root session.
 
-    >>> # tree = SpawnTree(proj.start("orchestrator"))
-    >>> # child = tree.spawn("orchestrator", "graph-researcher"); tree.select(child.id)
+    >>> import toolkit as tk
+    >>> tree = SpawnTree(tk.load("toolkit/examples/emergent").start("orchestrator"))
+    >>> child = tree.spawn("orchestrator", "graph-researcher"); tree.select(child.id)
+    >>> [node.id for node in tree.nodes()]
+    ['orchestrator', 'orchestrator.graph-researcher']
     """
 
     def __init__(self, root: Session) -> None:

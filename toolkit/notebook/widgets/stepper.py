@@ -53,8 +53,14 @@ class WorkflowStepper(View):
     result, applies the tool's state transition and re-renders the buttons;
     every step is listed in the history below.
 
-    >>> # st = WorkflowStepper(session, args={"knowledge-query": {"query": "Acme"}})
-    >>> # st.click("knowledge-query"); st.session.state  -> "analysis"
+    >>> import toolkit as tk
+    >>> session = tk.load("toolkit/examples/trustgraph").start("react-agent", groups=["*"])
+    >>> st = WorkflowStepper(session, args={"knowledge-query": {"query": "Acme"}})
+    >>> list(st.buttons), st.arg_boxes["knowledge-query"].value, st.session.state
+    (['knowledge-query', 'text-completion'], '{"query": "Acme"}', 'undefined')
+
+    With the project's servers connected, ``st.click("knowledge-query")`` calls
+    the tool and the session moves to state ``analysis``.
     """
 
     def __init__(self, session: Session, args: Mapping[str, Mapping[str, Any]] | None = None
