@@ -242,17 +242,12 @@ class Policy:
     @property
     def states(self) -> tuple[str, ...]:
         """Every state a tool names (in ``state`` or ``available_in_states``), plus undefined."""
-        states = {DEFAULT_STATE}
-        for tool in self.pool.values():
-            if tool.state:
-                states.add(tool.state)
-            states.update(s for s in tool.available_in_states or () if s != "*")
-        return tuple(sorted(states))
+        return tuple(sorted({DEFAULT_STATE} | _state_names(self.pool.values())))
 
     @property
     def groups(self) -> tuple[str, ...]:
         """Every group some tool belongs to."""
-        return tuple(sorted({g for t in self.pool.values() for g in t.groups}))
+        return tuple(sorted(_group_names(self.pool.values())))
 
     # -- pool ---------------------------------------------------------------------------------
 
@@ -322,6 +317,12 @@ class Policy:
         self._grants = {k: g for k, g in self._grants.items() if k[2] == old.version}
         self._pending = {k: d for k, d in self._pending.items() if k[2] == old.version}
         self._added = (old.version, added)
+        known = self._known_names
+        if known is not None and known[0] == (old.version, id(old)):
+            # the known group / state names grow by the added tools' only (no pool scan)
+            self._known_names = ((pool.version, id(pool)),
+                                 known[1] | _group_names(added.values()),
+                                 known[2] | _state_names(added.values()))
 
     # -- definitions at run time ---------------------------------------------------------------
 
@@ -778,3 +779,18 @@ def _group_sets(groups: Any) -> list[tuple[str, ...]]:
     if items and all(isinstance(g, (list, tuple, set, frozenset)) for g in items):
         return [tuple(g) for g in items]
     return [normalize_groups(items)]
+
+
+def _group_names(tools: Iterable[Tool]) -> frozenset[str]:
+    """Every group one of ``tools`` belongs to."""
+    return frozenset(g for t in tools for g in t.groups)
+
+
+def _state_names(tools: Iterable[Tool]) -> frozenset[str]:
+    """Every state one of ``tools`` names (``state`` or ``available_in_states``, not ``*``)."""
+    states: set[str] = set()
+    for tool in tools:
+        if tool.state:
+            states.add(tool.state)
+        states.update(s for s in tool.available_in_states or () if s != "*")
+    return frozenset(states)
