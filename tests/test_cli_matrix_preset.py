@@ -40,5 +40,18 @@ def test_matrix_honours_the_preset(write: Write) -> None:
 
 def test_explain_and_matrix_agree_under_a_preset(write: Write) -> None:
     root = str(write(FILES))
-    code, out, _ = run("explain", root, "web-researcher", "graph_write", "--preset", "emergent")
-    assert code == 3 and "IMPLICIT-DENY" in out
+    code, out, err = run("matrix", root, "--preset", "emergent", "--format", "csv")
+    assert code == 0, err
+    header, *rows = out.splitlines()
+    agents = header.split(",")[1:]
+    cells = {(tool, agent): mark for tool, *marks in (row.split(",") for row in rows)
+             for agent, mark in zip(agents, marks, strict=True)}
+    # emergent: the blueprint's known tool is allowed, the other denied, brave_web_search skipped
+    assert cells == {("graph_query", "web-researcher"): "yes",
+                     ("graph_write", "web-researcher"): "-"}
+    for (tool, agent), mark in cells.items():  # explain gives every cell's answer too
+        code, out, _ = run("explain", root, agent, tool, "--preset", "emergent")
+        if mark == "yes":
+            assert code == 0 and out.startswith(f"ALLOW {agent} -> {tool}"), (tool, out)
+        else:
+            assert code == 3 and out.startswith(f"IMPLICIT-DENY {agent} -> {tool}"), (tool, out)
