@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lab lint browser clean bench notebooks
+.PHONY: test lab lint browser clean bench notebooks mutate
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -43,6 +43,13 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# Mutation testing (mutmut) of the modules that decide, not in CI: `make mutate` runs every
+# module listed in tests/mutate.py, `make mutate MODULES=toolkit/core/decision.py` one (or a
+# space-separated few). Each runs in a copy under $TMPDIR; the killed share per module is printed.
+MODULES ?=
+mutate: $(STAMP)
+	$(PY) tests/mutate.py $(MODULES)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
