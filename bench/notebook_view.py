@@ -2,9 +2,13 @@
 
 A notebook loads the generated fleet (``gen.py``) in one cell; the next cell
 shows ``MatrixExplorer(proj)``. Timed in the page: from Shift+Enter on that
-cell to the grid painting its first cells (the browser's own clock, median of
-several runs); counted: the bytes the page received over the kernel websocket
-while that cell ran; read from /proc: the kernel's resident memory before the
+cell to the first frame drawn with the grid's first cells in it (the browser's
+own clock, median of several runs). A ``MutationObserver`` sees the cells put
+into the page (the grid stamps ``data-painted`` then, before any layout or
+drawing); from there two nested ``requestAnimationFrame`` callbacks wait out the
+frame that lays out and draws them, and the second one's time is the figure
+(at most one frame late, never early). Counted: the bytes the page received over
+the kernel websocket while that cell ran; read from /proc: the kernel's resident memory before the
 cell and with the view open. The static fallback (what a saved notebook shows
 without a widget front end) is measured in this process: its size as an
 output, JSON-encoded, as it would sit in the ``.ipynb``.
@@ -34,13 +38,31 @@ generate(Path({fleet!r}), n_agents={agents}, n_tools={tools})
 proj = tk.load({fleet!r})
 """
 
-_PAINTED = """(start) => {
-    for (const g of document.querySelectorAll('.toolkit-matrix-grid')) {
-        const t = Number(g.dataset.painted || 0);
-        if (t > start && g.querySelector('.tk-cell')) return t - start;
-    }
-    return false;
+#: Installed before Shift+Enter: when a grid with cells is stamped after ``start``, wait
+#: two frames (the one that draws the cells ends before the second callback runs) and
+#: leave ``{drawn, inserted}`` (ms after ``start``) in ``window.__tkPaint``.
+_WATCH = """(start) => {
+    window.__tkPaint = null;
+    const found = () => {
+        for (const g of document.querySelectorAll('.toolkit-matrix-grid')) {
+            const t = Number(g.dataset.painted || 0);
+            if (t > start && g.querySelector('.tk-cell')) return t;
+        }
+        return 0;
+    };
+    const observer = new MutationObserver(() => {
+        const inserted = found();
+        if (!inserted) return;
+        observer.disconnect();
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+            window.__tkPaint = {drawn: performance.now() - start, inserted: inserted - start};
+        }));
+    });
+    observer.observe(document.body, {childList: true, subtree: true, attributes: true,
+                                     attributeFilter: ['data-painted']});
 }"""
+
+_DRAWN = "() => window.__tkPaint"
 
 
 def static_size(agents: int, tools: int) -> tuple[int, int]:
@@ -58,7 +80,8 @@ def static_size(agents: int, tools: int) -> tuple[int, int]:
 
 
 def browser(agents: int, tools: int, repeat: int) -> dict[str, Any]:
-    """First paint (ms, each run), bytes received while the cell ran, kernel RSS (MB)."""
+    """First drawn frame and DOM insertion (ms, each run), bytes received while the cell ran,
+    kernel RSS (MB)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
     from playwright.sync_api import sync_playwright
@@ -95,23 +118,26 @@ def browser(agents: int, tools: int, repeat: int) -> dict[str, Any]:
             wait_idle(page)
             kernel = lab.kernel_pids()[0]
             before_mb = kernel_rss_mb(kernel)
-            paints, sizes = [], []
+            paints, inserted, sizes = [], [], []
             for _ in range(repeat):
                 target = cell(page, 1)
                 target.scroll_into_view_if_needed()
                 target.locator(".jp-InputPrompt").click()
                 start = page.evaluate("() => performance.now()")
+                page.evaluate(_WATCH, start)
                 received.clear()
                 page.keyboard.press("Shift+Enter")
-                handle = page.wait_for_function(_PAINTED, arg=start, timeout=60_000,
-                                                polling="raf")
-                paints.append(float(handle.json_value()))
+                handle = page.wait_for_function(_DRAWN, timeout=60_000, polling=50)
+                seen = handle.json_value()
+                paints.append(float(seen["drawn"]))
+                inserted.append(float(seen["inserted"]))
                 wait_idle(page)
                 sizes.append(sum(received))
             open_mb = kernel_rss_mb(kernel)
         finally:
             chromium.close()
-    return {"paints": paints, "bytes": sizes, "rss_before": before_mb, "rss_open": open_mb}
+    return {"paints": paints, "inserted": inserted, "bytes": sizes, "rss_before": before_mb,
+            "rss_open": open_mb}
 
 
 def measure(agents: int = 200, tools: int = 5000, repeat: int = 5) -> list[Row]:
@@ -124,10 +150,13 @@ def measure(agents: int = 200, tools: int = 5000, repeat: int = 5) -> list[Row]:
         seen = browser(agents, tools, repeat)
         paint = statistics.median(seen["paints"]) / 1000
         rows.append(Row(f"8. Matrix view {agents} agents × {tools} tools in Chromium: first "
-                        "paint (Shift+Enter to the grid's first cells)", paint, target="≤ 1 s",
-                        met=paint <= 1.0,
+                        "paint (Shift+Enter to the first frame drawn with the grid's cells: "
+                        "two requestAnimationFrames after they enter the page)", paint,
+                        target="≤ 1 s", met=paint <= 1.0,
                         note="each run (ms): " + ", ".join(f"{p:.0f}" for p in seen["paints"])
-                        + "; the summaries and static view follow the grid"))
+                        + "; cells put into the page (before layout and drawing) at "
+                        + ", ".join(f"{p:.0f}" for p in seen["inserted"])
+                        + " ms; the summaries and static view follow the grid"))
         sent = statistics.median(seen["bytes"])
         rows.append(Row("8a. Kernel → browser bytes while that cell runs (websocket frames)",
                         sent, unit="B", note="the cells travel as one int8 buffer "

@@ -2,13 +2,18 @@
 
 Figure 1 times a *cold* full resolve: the pool rebuilt and every grant
 dropped (``set_many_server_tools({})`` and ``clear_caches()``), then ``proj.matrix`` over all
-contexts. It is compared per context with
+contexts. Figures 1a and 1b time one cold context the same way (pool rebuilt, every grant
+recompiled, then ``proj.matrix`` of that one context alone), interleaved with
 
 (a) the per-(agent, tool) ``fnmatch`` loop a notebook user would write,
-    timed on one context (16 of them take minutes), and
+    on the same one context (16 of them take minutes), and
 (b) the OpenAI Agents SDK's ``create_static_tool_filter`` applied per agent to
     the same tools, with each agent's expanded exact names for that context
     (run in its own venv; only the filtering is timed, not the SDK's import).
+
+One cold context against one cold context: the compile cost of the grants is paid in
+full by the single context (the 16-context matrix divided by 16, which spreads it, is
+in the note only).
 
 Figure 2 adds one server with 100 tools to the loaded, resolved project and
 times bringing the same full matrix up to date, interleaved with full resolves.
@@ -41,7 +46,7 @@ class Scale:
     agents: int = 200
     tools: int = 5000
     contexts: int = 16
-    repeat: int = 5
+    repeat: int = 9
     naive_repeat: int = 3
     new_tools: int = 100
 
@@ -123,6 +128,13 @@ def measure(scale: Scale, *, peers: bool = True, workdir: Path | None = None) ->
         raise AssertionError(f"naive loop and toolkit disagree on {len(ours_pairs ^ naive_pairs)} "
                              "pairs; the comparison would be meaningless")
 
+    def one_context() -> float:
+        start = time.perf_counter()
+        proj.set_many_server_tools({})  # cold, as ``full``: a new pool, no cached grant
+        proj.clear_caches()
+        proj.matrix(groups=[list(groups1)], states=[state1])
+        return time.perf_counter() - start
+
     funcs = {"full": full, "incremental": incremental}
     naive_times: list[float] = []
 
@@ -146,24 +158,39 @@ def measure(scale: Scale, *, peers: bool = True, workdir: Path | None = None) ->
     side = {"naive": naive}
     if sdk_python is not None:
         side["sdk"] = sdk
-    side_medians = interleaved({**side, "full": full}, scale.naive_repeat)
-    per_context = medians["full"] / n_contexts
+    one_times: list[float] = []
+
+    def one() -> float:
+        one_times.append(one_context())
+        return one_times[-1]
+
+    side_medians = interleaved({**side, "one": one, "full": full}, scale.naive_repeat)
+    # more cold one-context samples (cheap), interleaved with full resolves as above
+    interleaved({"one": one, "full": full}, scale.repeat)
+    cold_one = statistics.median(one_times)
+    amortised = medians["full"] / n_contexts
     size = f"{scale.agents} agents × {scale.tools} tools × {n_contexts} contexts"
+    one_label = f"{' + '.join(groups1)} / {state1}"
     rows = [
         Row(f"1. Full matrix, {size} (cold: pool rebuilt, every grant recompiled)",
             medians["full"], target="< 1 s", met=medians["full"] < 1.0,
             note=f"interleaved with the per-context comparisons: {side_medians['full']:.3f} s"),
-        Row("1a. Per context vs the per-(agent, tool) `fnmatch` loop (one context timed)",
-            per_context, peers={"fnmatch loop": side_medians["naive"]},
-            target="≥ 20× faster", met=side_medians["naive"] / per_context >= 20,
-            note="same allowed pairs checked before timing"),
+        Row("1a. One cold context (pool rebuilt, every grant recompiled, one group set × one "
+            "state) vs the per-(agent, tool) `fnmatch` loop on the same context",
+            cold_one, peers={"fnmatch loop": side_medians["naive"]},
+            target="≥ 20× faster", met=side_medians["naive"] / cold_one >= 20,
+            note=f"context {one_label}; {side_medians['naive'] / cold_one:.0f}× faster; same "
+                 f"allowed pairs checked before timing; median of {len(one_times)} cold runs; "
+                 f"amortised over the {n_contexts}-context matrix (full / {n_contexts}) it is "
+                 f"{amortised * 1e3:.1f} ms per context"),
     ]
     if "sdk" in side_medians:
-        rows.append(Row("1b. Per context vs OpenAI Agents SDK `create_static_tool_filter` "
-                        "per agent (expanded exact names)", per_context,
+        rows.append(Row("1b. One cold context vs OpenAI Agents SDK `create_static_tool_filter` "
+                        "per agent (expanded exact names)", cold_one,
                         peers={"openai-agents": side_medians["sdk"]},
                         note="the SDK only filters exact names; it has no globs, groups or "
-                             "states, so it is given our expanded result"))
+                             "states, so it is given our expanded result (its time is the "
+                             "filtering alone)"))
     rows.append(memory_row(scale, root, group_sets, states))
     inc = medians["incremental"]
     rows.append(Row(f"2. Incremental: add one server with {scale.new_tools} tools, re-resolve "
