@@ -38,6 +38,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "toolkit/core/permissions/claude/bash.py": ("tests/core/permissions",),
     "toolkit/core/permissions/shell.py": ("tests/core/permissions",),
     "toolkit/core/diff.py": ("tests/core/test_diff.py",),
+    # its tests start MCP servers: under mutmut's forked workers every mutant times out so
+    # far (a lock test without a server, or a longer timeout, is still to be found)
     "toolkit/core/lock.py": ("tests/runtime/test_lock.py",),
     "toolkit/core/replay.py": ("tests/core/test_replay.py", "tests/test_cli_replay.py"),
 }
@@ -120,10 +122,11 @@ def main(argv: list[str]) -> int:
     for module in modules:
         stats = mutate(module, workdir, children)
         total = stats.get("total", 0)
-        killed = stats.get("killed", 0) + stats.get("timeout", 0)
+        killed = stats.get("killed", 0)  # a timeout is not counted as a kill: shown apart
         share = f"{100 * killed / total:.1f} %" if total else "-"
         rows.append(f"{module}: {killed}/{total} killed ({share}), "
-                    f"{stats.get('survived', 0)} survived, {stats.get('no_tests', 0)} untested")
+                    f"{stats.get('survived', 0)} survived, {stats.get('timeout', 0)} timed out, "
+                    f"{stats.get('no_tests', 0)} not reached by its tests")
         print(rows[-1], flush=True)
     print(f"\nsurvivors' diffs: {workdir}/<module>/survivors.txt")
     for row in rows:
