@@ -29,19 +29,19 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/core/test_decision.py", "tests/core/test_decision_mutants.py",
         "tests/core/permissions", "tests/test_why.py",
     ),
-    "toolkit/core/permissions/claude/evaluate.py": (
+    "toolkit/systems/claude_code/permissions/evaluate.py": (
         "tests/core/permissions", "tests/core/test_claude_code_layout.py",
     ),
-    "toolkit/core/permissions/claude/rules.py": (
+    "toolkit/systems/claude_code/permissions/rules.py": (
         "tests/core/permissions", "tests/core/test_claude_code_layout.py",
     ),
-    "toolkit/core/permissions/claude/bash.py": ("tests/core/permissions",),
-    "toolkit/core/permissions/shell.py": ("tests/core/permissions",),
-    "toolkit/core/diff.py": ("tests/core/test_diff.py",),
+    "toolkit/systems/claude_code/permissions/bash.py": ("tests/core/permissions",),
+    "toolkit/systems/base/shell.py": ("tests/core/permissions",),
+    "toolkit/analysis/diff.py": ("tests/core/test_diff.py",),
     # its tests start MCP servers: under mutmut's forked workers every mutant times out so
     # far (a lock test without a server, or a longer timeout, is still to be found)
-    "toolkit/core/lock.py": ("tests/runtime/test_lock.py",),
-    "toolkit/core/replay.py": ("tests/core/test_replay.py", "tests/test_cli_replay.py"),
+    "toolkit/analysis/lock.py": ("tests/runtime/test_lock.py",),
+    "toolkit/analysis/replay.py": ("tests/core/test_replay.py", "tests/test_cli_replay.py"),
 }
 
 # what the tests read besides toolkit/ and tests/ (mutmut copies these into its mutants/)

@@ -35,7 +35,7 @@ def _doctests(module: ModuleType) -> list[doctest.DocTest]:
 
 def test_every_module_is_checked() -> None:
     assert "toolkit.core.decision" in MODULES
-    assert "toolkit.core.permissions.claude.rules" in MODULES
+    assert "toolkit.systems.claude_code.permissions.rules" in MODULES
     assert len(MODULES) > 50
 
 

@@ -82,4 +82,4 @@ def test_no_module_level_import_cycle() -> None:
 def test_the_graph_is_really_read() -> None:
     graph = _imports()
     assert "toolkit.core.decision" in graph["toolkit.core.resolve"]
-    assert "toolkit.core.decision" in graph["toolkit.core.render"]
+    assert "toolkit.core.decision" in graph["toolkit.render.decisions"]

@@ -77,18 +77,18 @@ _LAZY = {
     "User": "toolkit.core.models",
     "Preset": "toolkit.core.presets",
     "PRESETS": "toolkit.core.presets",
-    "replay": "toolkit.core.replay",
-    "Replay": "toolkit.core.replay",
-    "diff": "toolkit.core.diff",
-    "PolicyDiff": "toolkit.core.diff",
+    "replay": "toolkit.analysis.replay",
+    "Replay": "toolkit.analysis.replay",
+    "diff": "toolkit.analysis.diff",
+    "PolicyDiff": "toolkit.analysis.diff",
 }
 
 if TYPE_CHECKING:
+    from .analysis.diff import PolicyDiff, diff
+    from .analysis.replay import Replay, replay
     from .core.decision import Decision, Effect, Reason
-    from .core.diff import PolicyDiff, diff
     from .core.models import AgentDefinition, Rule, Tool, User
     from .core.presets import PRESETS, Preset
-    from .core.replay import Replay, replay
     from .core.resolve import Resolution
     from .runtime.project import Project, load
     from .runtime.session import Session

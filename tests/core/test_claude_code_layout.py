@@ -23,15 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit as tk
-from toolkit.core.claudecode_tools import LEGACY_NAMES, TOOLS
-from toolkit.core.loaders import layout_preset
-from toolkit.core.loaders.claudecode import (
+from toolkit.systems.claude_code.loader import (
     parse_tool_entry,
     quote_problematic_values,
     read_front_matter,
     split_tool_list,
 )
-from toolkit.core.permissions.claude.rules import BUILTIN_TOOLS
+from toolkit.systems.claude_code.permissions.rules import BUILTIN_TOOLS
+from toolkit.systems.claude_code.tools import LEGACY_NAMES, TOOLS
+from toolkit.systems.load import layout_preset
 
 Write = Callable[..., Path]
 
@@ -467,7 +467,7 @@ def test_plugin_layouts_show_the_claude_code_preset(write: Write) -> None:
 
 
 def _check(root: Path) -> tuple[list[tk.Problem], bool]:
-    from toolkit.core.check import check_project
+    from toolkit.analysis.check import check_project
     return check_project(str(root))
 
 

@@ -18,7 +18,7 @@ import pytest
 import toolkit as tk
 from toolkit.core import matrix
 from toolkit.core.decision import LABELS, STEPS, VERDICTS, Effect, Reason, decide, effect_of_label
-from toolkit.core.render import PALETTE, legend_html
+from toolkit.render.decisions import PALETTE, legend_html
 
 EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
 

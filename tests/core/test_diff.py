@@ -11,7 +11,7 @@ import pytest
 
 import toolkit as tk
 from tests.support.policies import bare_bash
-from toolkit.core.diff import more_permissive
+from toolkit.analysis.diff import more_permissive
 
 Write = Callable[..., Path]
 

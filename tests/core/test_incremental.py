@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit as tk
-from toolkit.core.loaders import load_definitions
-from toolkit.core.policy import Policy
+from toolkit.policy import Policy
+from toolkit.systems.load import load_definitions
 
 PRESETS = ["strict", "emergent", "work-agent", "adh-cli", "trustgraph", "mux", "claude-code"]
 OLD = ["t0", "t1", "t2", "spawn_agents"]

@@ -10,7 +10,7 @@ import pytest
 
 import toolkit as tk
 from toolkit.cli import main
-from toolkit.core.loaders import layout_preset
+from toolkit.systems.load import layout_preset
 
 
 def make(root: Path, *folders: str) -> Path:

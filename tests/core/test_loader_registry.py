@@ -1,4 +1,4 @@
-"""The format table (``toolkit.core.loaders.registry``): which row claims which file.
+"""The format table (``toolkit.systems.base.formats``): which row claims which file.
 
 Path rules come before content sniffs; a file no row claims is skipped quietly in a
 folder (SPEC section 3: unrelated JSON/YAML) unless it carries a format's key; and a
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.core.loaders import Definitions, load_definitions
-from toolkit.core.loaders._source import SourceFile
-from toolkit.core.loaders.registry import FORMATS, Format, by_data
 from toolkit.core.models import Tool
 from toolkit.errors import DefinitionError
+from toolkit.systems.base.formats import FORMATS, Format, by_data
+from toolkit.systems.base.source import SourceFile
+from toolkit.systems.load import Definitions, load_definitions
 
 Write = Callable[..., Path]
 EXAMPLES = Path(__file__).parents[2] / "toolkit" / "examples"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
-from toolkit.core.loaders import load_definitions
+from toolkit.systems.load import load_definitions
 
 Write = Callable[..., Path]
 

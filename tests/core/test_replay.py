@@ -11,9 +11,9 @@ import pytest
 
 import toolkit as tk
 from tests.support.transcripts import shop_denying_builds, transcript
+from toolkit.analysis.replay import rule_label
+from toolkit.analysis.suggest import shell_rules
 from toolkit.core.decision import Effect
-from toolkit.core.replay import rule_label
-from toolkit.core.suggest import shell_rules
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TREE = FIXTURES / "claude-projects"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
-from toolkit.core.check import check_project
+from toolkit.analysis.check import check_project
+from toolkit.analysis.risk import RISKS, classify, tool_risk_frame
 from toolkit.core.models import Tool
-from toolkit.core.risk import RISKS, classify, tool_risk_frame
 
 Write = Callable[..., Path]
 
@@ -100,7 +100,7 @@ def test_sub_agents_are_followed_but_never_widen_the_parent(write: Write) -> Non
 
 
 def test_tool_view_and_html(examples: Path) -> None:
-    from toolkit.core.report_html import risk_html
+    from toolkit.render.reports import risk_html
 
     proj = tk.load(examples / "adh-cli")
     html = risk_html(proj.risk())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolkit.core.transcripts import read_calls
+from toolkit.analysis.transcripts import read_calls
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TREE = FIXTURES / "claude-projects"  # a ~/.claude/projects tree

@@ -497,7 +497,7 @@ def test_servers_connecting_one_by_one_resolve_as_a_cold_load(repo: Path) -> Non
 
 
 def test_check_warns_about_an_mcp_server_no_file_defines(repo: Path) -> None:
-    from toolkit.core.check import check_project
+    from toolkit.analysis.check import check_project
 
     edit(agent_file(repo, "crm-reader"), tools={"mcpServers": ["crm-mcp", "erp-mcp"]})
     problems, ok = check_project(str(repo))

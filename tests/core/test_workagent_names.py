@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.core.workagent_rules import (
+from toolkit.systems.work_agent.names import (
     is_auto_approved,
     matches_tool_pattern,
     normalize_tool_name,

@@ -10,7 +10,7 @@ from IPython.core.error import UsageError
 
 import toolkit as tk
 from tests.notebook.conftest import TestingShell
-from toolkit.core.replay import Replay
+from toolkit.analysis.replay import Replay
 from toolkit.notebook import DiffView, ReplayExplorer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

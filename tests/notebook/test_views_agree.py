@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
-from toolkit.core.render import PALETTE
 from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper, fleet
 from toolkit.notebook.widgets.base import first_names
 from toolkit.notebook.widgets.stepper import MAX_BUTTONS
+from toolkit.render.decisions import PALETTE
 
 EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
 

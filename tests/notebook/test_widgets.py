@@ -71,7 +71,7 @@ def test_matrix_grid_gets_one_byte_per_cell(trustgraph: tk.Project) -> None:
     row = grid.tools.index("graph-update")
     code = grid.codes[row * grid.n_cols + 1]  # *, analysis
     assert grid.labels[code] == "allow" and grid.effects[code] == "allow"
-    from toolkit.core.render import PALETTE
+    from toolkit.render.decisions import PALETTE
 
     assert grid.palette[code] == PALETTE[tk.Effect.ALLOW]
 

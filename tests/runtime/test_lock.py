@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
-from toolkit.core.lock import LOCK_NAME, fingerprint, read_lock
+from toolkit.analysis.lock import LOCK_NAME, fingerprint, read_lock
 from toolkit.runtime import lock
 
 Write = Callable[..., Path]

@@ -19,17 +19,17 @@ import pytest
 import toolkit as tk
 from tests.support.faults import HERE as FAULTS
 from tests.support.procs import descendants, wait_no_descendants
-from toolkit.core.loaders import load_definitions
 from toolkit.core.models import AgentDefinition, Request, ServerConfig, Tool
-from toolkit.core.policy import Policy
 from toolkit.core.pool import ToolPool
 from toolkit.core.resolve import Grant, Lineage
+from toolkit.policy import Policy
 from toolkit.runtime.audit import AuditLog
 from toolkit.runtime.builtins import CallResult, run_builtin
 from toolkit.runtime.loop import background_loop
 from toolkit.runtime.protocols import Approval, ServerOwner, SessionOwner
 from toolkit.runtime.servers import ServerManager
 from toolkit.runtime.session import Session
+from toolkit.systems.load import load_definitions
 
 TOOLS = """
 tool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.check import checked_policy
+from ..analysis.check import checked_policy
 from ..core.presets import PRESETS
 from ._registry import verb
 

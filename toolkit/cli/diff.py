@@ -42,7 +42,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
               "--fail-on-new-access)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the changed cells; with --fail-on-new-access exit 1 when any grants more."""
-    from ..core.diff import diff
+    from ..analysis.diff import diff
 
     groups = None if args.groups is None else [
         s for value in args.groups for s in (parse_group_sets(value) or [()])]

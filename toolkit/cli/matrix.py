@@ -56,7 +56,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def with_risk(proj: object, table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with each tool's risk classes as its first column (``risk``)."""
-    from ..core.risk import tool_risk_frame
+    from ..analysis.risk import tool_risk_frame
 
     if table.columns.nlevels > 1:
         table = table.copy()

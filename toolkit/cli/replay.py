@@ -47,7 +47,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                 "--fail-on-regressions)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the replay (summary, or one table); the exit status says whether it regressed."""
-    from ..core.replay import replay
+    from ..analysis.replay import replay
 
     proj = load(args.path, args.preset)
     try:
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _summary(rp: object, fmt: str, out: TextIO) -> None:
-    from ..core.replay import Replay
+    from ..analysis.replay import Replay
 
     assert isinstance(rp, Replay)
     print(rp.summary().split("\n  warning:")[0], file=out)

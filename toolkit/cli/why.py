@@ -13,8 +13,8 @@ import shlex
 from typing import TextIO
 
 from ..core.decision import MODES, Effect
-from ..core.permissions.claude.rules import call_arguments
-from ..core.render import decision_dict
+from ..render.decisions import decision_dict
+from ..systems.claude_code.permissions.rules import call_arguments
 from ._common import UsageError, warn
 from ._registry import verb
 

@@ -7,13 +7,13 @@ of SPEC section 11). Resolution, explain and the matrix find out which steps of
 SPEC section 4 a tool fails (each in its own way: one tool with details, a whole
 pool, numpy arrays); :func:`decide` turns that into a :class:`Verdict` — the
 effect and the step that decided it. The permission engine
-(:mod:`toolkit.core.permissions`) finds out which rules match one call and what
+(:mod:`toolkit.systems.base`) finds out which rules match one call and what
 the call touches (:class:`CallFacts`); :func:`decide_call` turns that into a
 :class:`CallVerdict`. Every table, widget, HTML view, CLI line and audit
 record shows a ``Verdict`` or a :class:`Decision` (a verdict with its rule and
 trace); none of them derives an effect on its own.
 
-This module renders nothing; :mod:`toolkit.core.render` draws these types.
+This module renders nothing; :mod:`toolkit.render.decisions` draws these types.
 """
 
 from __future__ import annotations
@@ -412,6 +412,6 @@ class Decision:
         return f"<Decision {self.effect} {self.agent} -> {self.tool} ({self.reason})>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .render import decision_html
+        from ..render.decisions import decision_html
 
         return {"text/plain": self.report(), "text/html": decision_html(self)}

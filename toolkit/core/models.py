@@ -74,7 +74,7 @@ class Rule(_Frozen):
     layer: str | None = None
     #: how the pattern is matched: None = SPEC section 4 (exact names, ``fnmatch`` globs);
     #: "work-agent" = as work-agent matches its lists (``server_*``, ``server/*``, original
-    #: or normalised names; see :mod:`toolkit.core.workagent_rules`)
+    #: or normalised names; see :mod:`toolkit.systems.work_agent.names`)
     syntax: Literal["work-agent"] | None = None
 
     @cached_property

@@ -65,7 +65,7 @@ class ToolPool(Mapping[str, Tool]):
 
     def derived(self, key: str, build: Callable[[ToolPool], _T]) -> _T:
         """A value computed from this pool once (a pool never changes), such as another
-        runtime's table of its own names for the tools (:mod:`toolkit.core.workagent_rules`)."""
+        runtime's table of its own names for the tools (:mod:`toolkit.systems.work_agent.names`)."""
         if key not in self._derived:
             self._derived[key] = build(self)
         value: _T = self._derived[key]

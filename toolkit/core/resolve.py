@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Problem
+from ..systems.work_agent.names import DEFAULT_CHILD_BLOCKED_TOOLS, work_agent_names
 from .decision import Effect, Reason, Verdict, decide
 from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Delegation, Rule, Tool, groups_label
 from .pool import ToolPool
 from .presets import Preset
-from .workagent_rules import DEFAULT_CHILD_BLOCKED_TOOLS, work_agent_names
 
 __all__ = [
     "Grant",
@@ -635,7 +635,7 @@ class Resolution:
         return f"<Resolution {self.agent} allowed={sorted(self.allowed)}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from .render import resolution_html
+        from ..render.decisions import resolution_html
 
         return {"text/plain": str(self), "text/html": resolution_html(self)}
 

@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..core.decision import LABELS, Effect, effect_of_label
 from ..core.models import DEFAULT_STATE, groups_label
 from ..core.presets import get_preset
-from ..core.render import PALETTE, effect_html, legend_html
+from ..render.decisions import PALETTE, effect_html, legend_html
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from ..core.policy import Policy
+    from ..policy import Policy
 
 __all__ = ["CODE_LABELS", "Context", "Heatmap", "MatrixData", "effect_counts", "matrix_data",
            "preview_html", "summary_html", "tool_reach"]
@@ -433,7 +433,7 @@ def preview_html(data: MatrixData, rows: int = PREVIEW_ROWS, columns: int = PREV
                  ) -> str:
     """The first ``rows`` tools × ``columns`` columns of the matrix, each cell its label in
     its effect's colour, and a line saying how many more there are."""
-    from ..core.render import label_html
+    from ..render.decisions import label_html
 
     n_tools, n_cols = data.shape
     cols = range(min(columns, n_cols))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.lock import (
+from ..analysis.lock import (
     LOCK_NAME,
     LockEntry,
     LockReport,

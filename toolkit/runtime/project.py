@@ -1,7 +1,7 @@
 """``Project``: a loaded policy plus the sessions, servers, audit and metrics under it.
 
 ``tk.load`` returns one. The pure questions (``resolve``, ``explain``,
-``matrix``) come from :class:`toolkit.core.policy.Policy`; this class adds
+``matrix``) come from :class:`toolkit.policy.Policy`; this class adds
 the runtime: sessions that call tools, MCP connections, audit and metrics.
 
 A ``Project`` owns its sessions and connections through the protocols of
@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..core.loaders import load_definitions
 from ..core.models import Request, Tool, User, normalize_groups
-from ..core.permissions.claude.settings import Settings, project_settings
-from ..core.policy import Policy
 from ..core.presets import Preset
 from ..errors import AccessDeniedError, ProjectClosedError
+from ..policy import Policy
+from ..systems.claude_code.permissions.settings import Settings, project_settings
+from ..systems.load import load_definitions
 from .audit import AuditLog
 from .builtins import CallResult, run_builtin
 from .metrics import Metrics
@@ -33,7 +33,7 @@ from .session import Session, check_user
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..core.lock import LockReport
+    from ..analysis.lock import LockReport
     from .lock import LockGuard
     from .servers import ServerManager
 
@@ -212,13 +212,13 @@ class Project(Policy):
         annotations; ``overrides`` ({tool, glob or server: [classes]}) replaces
         that. ``trifecta``: private data, untrusted content and a way out, held
         directly or through the sub-agents the agent may spawn (see
-        :mod:`toolkit.core.risk`).
+        :mod:`toolkit.analysis.risk`).
 
         >>> import toolkit as tk
         >>> tk.load("toolkit/examples/claude-code").risk().query("trifecta").index.tolist()
         ['debugger', 'generalist']
         """
-        from ..core.risk import risk_frame
+        from ..analysis.risk import risk_frame
 
         return risk_frame(self, overrides, preset)
 

@@ -10,10 +10,10 @@ import pytest
 
 from toolkit.core.decision import CallFacts, Effect, Reason, combine_parts, decide_call
 from toolkit.core.models import Rule
-from toolkit.core.permissions import shell
-from toolkit.core.permissions.layers import Layer, Layers, read_layer
-from toolkit.core.permissions.paths import AnchoredPattern, absolute, inside, real_variants
 from toolkit.errors import DefinitionError
+from toolkit.systems.base import shell
+from toolkit.systems.base.layers import Layer, Layers, read_layer
+from toolkit.systems.base.paths import AnchoredPattern, absolute, inside, real_variants
 
 # -- shell -------------------------------------------------------------------------------------
 

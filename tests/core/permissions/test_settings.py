@@ -13,8 +13,8 @@ import pytest
 import toolkit as tk
 from tests.support.claude import DATA, build_project, permissions, write_json
 from toolkit.cli import main
-from toolkit.core.permissions.claude.settings import project_settings, read_settings
 from toolkit.errors import DefinitionError
+from toolkit.systems.claude_code.permissions.settings import project_settings, read_settings
 
 Make = Callable[..., tk.Project]
 

@@ -13,7 +13,7 @@ import pytest
 import toolkit as tk
 from tests.support.claude import permissions
 from toolkit.core.models import AgentDefinition, Rule
-from toolkit.core.permissions.claude.agents import agent_permissions, effective_mode
+from toolkit.systems.claude_code.permissions.agents import agent_permissions, effective_mode
 
 Make = Callable[..., tk.Project]
 FILE = ".claude/agents/worker.md"

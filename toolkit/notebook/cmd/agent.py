@@ -28,7 +28,7 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Resolution:
     """``proj.add_agent(...)``, validated like a loaded file; shows what the agent now gets."""
     args = PARSER.parse(rest)
     project = magics.require_project()
-    from ...core.loaders.frontmatter import read_agent  # on first use: %load_ext stays cheap
+    from ...systems.base.frontmatter import read_agent  # on first use: %load_ext stays cheap
 
     definition = read_agent((cell or "").strip("\n"), CELL_FILE)
     existing = project.agents.get(definition.name)

@@ -14,7 +14,7 @@ from ._parser import MagicParser, csv_list, group_sets
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
-    from ...core.diff import PolicyDiff
+    from ...analysis.diff import PolicyDiff
 
 PARSER = MagicParser("diff", "Every agent x tool x context whose effect differs between two "
                              "versions of a policy (NEW defaults to the loaded project).")
@@ -30,7 +30,7 @@ PARSER.add_argument("--states", "--state", action="append", help="states, comma-
 @subcommand("diff", "diff OLD [NEW]")
 def run(magics: MagicState, rest: str, cell: str | None) -> PolicyDiff:
     """``tk.diff(OLD, NEW)``: a ``PolicyDiff``."""
-    from ...core.diff import diff
+    from ...analysis.diff import diff
     from ...runtime.project import load
 
     args = PARSER.parse(rest)

@@ -14,7 +14,7 @@ from ._registry import MagicState, subcommand
 from ._warnings import warn
 
 if TYPE_CHECKING:
-    from ...core.replay import Replay
+    from ...analysis.replay import Replay
 
 PARSER = MagicParser("replay", "Evaluate logged tool calls (a Claude Code transcript or "
                                "folder of them, a toolkit audit log, a call table) against "
@@ -32,7 +32,7 @@ PARSER.add_argument("--names-only", action="store_true",
 @subcommand("replay", "replay SOURCE")
 def run(magics: MagicState, rest: str, cell: str | None) -> Replay:
     """``tk.replay(project, SOURCE, ...)``; unreadable lines and notes are ``warning:`` lines."""
-    from ...core.replay import replay
+    from ...analysis.replay import replay
 
     args = PARSER.parse(rest)
     project = magics.require_project()

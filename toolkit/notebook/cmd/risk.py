@@ -16,7 +16,7 @@ PARSER.add_argument("--trifecta", action="store_true",
 @subcommand("risk", "risk")
 def run(magics: MagicState, rest: str, cell: str | None) -> HTMLView:
     """``proj.risk()`` as a table with the trifecta rows flagged."""
-    from ...core.report_html import risk_html
+    from ...render.reports import risk_html
 
     args = PARSER.parse(rest)
     frame = magics.require_project().risk()

@@ -38,7 +38,7 @@ PARSER.add_argument("--hook", choices=["allow", "deny", "ask"], default=None,
 @subcommand("why", "why TOOL ARGS")
 def run(magics: MagicState, rest: str, cell: str | None) -> Decision:
     """The ``Decision`` of one call (it renders with its parts and trace); warnings as lines."""
-    from ...core.permissions.claude.rules import call_arguments
+    from ...systems.claude_code.permissions.rules import call_arguments
 
     args = PARSER.parse(rest)
     project = magics.require_project()

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.report_html import diff_html, table_html
+from ...render.reports import diff_html, table_html
 from ..views import HTMLView
 from .base import View, esc, show
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...core.diff import PolicyDiff
+    from ...analysis.diff import PolicyDiff
 
 __all__ = ["DiffView"]
 

@@ -14,7 +14,7 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from ...core.render import PALETTE
+from ...render.decisions import PALETTE
 from ..fleet import CODE_EFFECTS, CODE_LABELS, MARKS, MatrixData
 
 __all__ = ["MatrixGrid"]

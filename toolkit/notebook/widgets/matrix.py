@@ -18,7 +18,7 @@ import ipywidgets as w
 
 from ...core.models import parse_group_sets
 from ...core.presets import PRESETS
-from ...core.render import legend_html
+from ...render.decisions import legend_html
 from ..fleet import (
     CODE_EFFECTS,
     CODE_LABELS,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ...core.decision import Decision
-    from ...core.policy import Policy
+    from ...policy import Policy
 
 __all__ = ["MatrixExplorer"]
 

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.report_html import CALL_VIEW, table_html
+from ...render.reports import CALL_VIEW, table_html
 from ..views import HTMLView
 from .base import View, esc, show
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...core.replay import Replay
+    from ...analysis.replay import Replay
 
 __all__ = ["ReplayExplorer"]
 

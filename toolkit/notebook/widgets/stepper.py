@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.render import PALETTE
+from ...render.decisions import PALETTE
 from .base import View, esc, first_names, show
 
 if TYPE_CHECKING:

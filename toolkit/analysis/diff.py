@@ -1,0 +1,229 @@
+"""Policy diff: what would change, cell by cell, between two versions of a project.
+
+``tk.diff(old, new)`` tabulates both versions over the same agents × tools ×
+contexts (each version under its own preset) with each project's own
+``effects()`` — the matrix every other view shows — and keeps the cells whose
+effect differs, with the rule that decided each side (``explain``). ``new_access``
+is the counterexample list a CI gate wants: every (agent, tool, context) that
+is more permissive now than before.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core.decision import Effect, Reason, decide
+from ..core.models import DEFAULT_GROUPS, groups_label
+from .replay import rule_label
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..policy import Policy
+
+__all__ = ["PolicyDiff", "diff", "more_permissive"]
+
+#: How permissive each effect is: a change upwards is new access.
+_RANK = {Effect.DENY.value: 0, Effect.IMPLICIT_DENY.value: 0, Effect.ASK.value: 1,
+         Effect.CONDITIONAL.value: 2, Effect.ALLOW.value: 3}
+#: A tool a version's pool does not hold: what ``explain`` says of any such name.
+_NOT_IN_POOL = decide({Reason.POOL}).effect.value
+NO_AGENT = "(no agent)"
+COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_after",
+           "reason_before", "reason_after", "groups", "state"]
+
+
+def more_permissive(before: str | None, after: str | None) -> bool:
+    """Whether ``after`` grants more than ``before``: a denied tool now granted (allow,
+    ask or conditional), or an ask / conditional tool that now runs unasked.
+
+    >>> more_permissive(Effect.IMPLICIT_DENY, Effect.ASK), more_permissive(Effect.ALLOW, Effect.ASK)
+    (True, False)
+    """
+    return _RANK.get(after or "", 0) > _RANK.get(before or "", 0)
+
+
+def _as_policy(value: Any) -> Policy:
+    """A project given as a path is loaded (a Claude Code project with its settings layers)."""
+    if isinstance(value, (str, os.PathLike)):
+        from ..policy import Policy
+        from ..systems.claude_code.permissions.settings import project_settings
+        from ..systems.load import load_definitions
+
+        return Policy(load_definitions(value), permissions=project_settings(value))
+    return value  # type: ignore[no-any-return]
+
+
+def diff(old: Any, new: Any, *, groups: Any = None, states: Sequence[str] | None = None,
+         agents: Sequence[str] | None = None) -> PolicyDiff:
+    """Every agent × tool × context whose effect differs between ``old`` and ``new``.
+
+    ``old`` / ``new``: a Project (or Policy) or a path to load. Contexts are
+    group sets × states: by default the default request, each group alone and
+    ``*``, in every state either version knows. Each version is evaluated under
+    its own preset (a preset change is a policy change).
+
+    >>> import toolkit as tk
+    >>> old, new = tk.load("toolkit/examples/claude-code"), tk.load("toolkit/examples/claude-code")
+    >>> _ = new.add_agent("---\\nname: helper\\ndescription: Reads and fetches.\\n"
+    ...                   "tools: Read, WebFetch\\n---\\nHelps.")
+    >>> d = tk.diff(old, new)
+    >>> sorted(set(zip(d.new_access.agent, d.new_access.tool, d.new_access.after)))
+    [('helper', 'Read', 'allow'), ('helper', 'WebFetch', 'allow')]
+    """
+    before, after = _as_policy(old), _as_policy(new)
+    agent_names = list(agents) if agents is not None else list(dict.fromkeys(
+        [*before.agents, *after.agents]))
+    group_sets = _group_sets(groups, before, after)
+    state_list = list(states) if states is not None else sorted(
+        set(before.states) | set(after.states))
+    return PolicyDiff(before, after, agent_names, group_sets, state_list)
+
+
+def _group_sets(groups: Any, *policies: Policy) -> list[tuple[str, ...]]:
+    if groups is not None:
+        from ..core.models import normalize_groups
+
+        items = [groups] if isinstance(groups, str) else list(groups)
+        if items and all(isinstance(g, (list, tuple)) for g in items):
+            return [tuple(g) for g in items]
+        return [normalize_groups(items)]
+    names = sorted({g for p in policies for g in p.groups} - set(DEFAULT_GROUPS))
+    return list(dict.fromkeys([DEFAULT_GROUPS, *((g,) for g in names), ("*",)]))
+
+
+class PolicyDiff:
+    """Two versions of a policy compared cell by cell (``tk.diff``).
+
+    - ``changes``: one row per (agent, tool, context) whose effect differs:
+      before, after, the deciding rule of each side (``rule (file:line)``) and its step;
+    - ``new_access``: the rows of ``changes`` that grant more than before
+      (see :func:`more_permissive`) — what ``toolmatrix diff --fail-on-new-access``
+      fails on;
+    - ``agents_added`` / ``agents_removed``, ``tools_added`` / ``tools_removed``.
+    """
+
+    def __init__(self, old: Policy, new: Policy, agents: list[str],
+                 groups: list[tuple[str, ...]], states: list[str]) -> None:
+        self.old, self.new = old, new
+        self.agents, self.groups, self.states = agents, groups, states
+        self.agents_added = [a for a in agents if a in new.agents and a not in old.agents]
+        self.agents_removed = [a for a in agents if a in old.agents and a not in new.agents]
+        self.tools_added = sorted(set(new.tools) - set(old.tools))
+        self.tools_removed = sorted(set(old.tools) - set(new.tools))
+        self.changes = self._changes()
+
+    @property
+    def new_access(self) -> pd.DataFrame:
+        """Cells more permissive now than before: the counterexamples to "no new access"."""
+        rows = [more_permissive(b, a) for b, a in zip(self.changes["before"],
+                                                      self.changes["after"], strict=True)]
+        return self.changes[rows]
+
+    def _grid(self, policy: Policy, tools: list[str], columns: list[tuple[str, str, str]]
+              ) -> Any:
+        """Effects as an object array [tool, (agent, groups, state)] over the union's axes."""
+        import numpy as np
+        import pandas as pd
+
+        present = [a for a in self.agents if a in policy.agents]
+        index = pd.MultiIndex.from_tuples(columns, names=["agent", "groups", "state"])
+        grid = pd.DataFrame(_NOT_IN_POOL, index=pd.Index(tools), columns=index, dtype=object)
+        if present and len(policy.tools):
+            with warnings.catch_warnings():  # a group or state only the other version knows
+                warnings.simplefilter("ignore", UserWarning)
+                frame = policy.effects(agents=present, groups=self.groups, states=self.states)
+            frame.columns = pd.MultiIndex.from_tuples(
+                _triples(frame, present, self.groups, self.states))
+            grid.update(frame.reindex(index=grid.index, columns=index))
+        values = grid.to_numpy(dtype=object, copy=True)
+        missing = np.array([a not in policy.agents for a, _, _ in columns], dtype=bool)
+        values[:, missing] = NO_AGENT
+        return values
+
+    def _changes(self) -> pd.DataFrame:
+        import numpy as np
+        import pandas as pd
+
+        tools = sorted(set(self.old.tools) | set(self.new.tools))
+        labels = {groups_label(g): g for g in self.groups}
+        columns = [(a, label, s) for a in self.agents for label in labels for s in self.states]
+        if not tools or not columns:
+            return pd.DataFrame(columns=COLUMNS)
+        before = self._grid(self.old, tools, columns)
+        after = self._grid(self.new, tools, columns)
+        rows = []
+        cache: dict[tuple[int, str, str, str], tuple[str, str]] = {}
+        for t, c in zip(*np.nonzero(before != after), strict=True):
+            agent, label, state = columns[c]
+            tool = tools[t]
+            rb, sb = self._rule(0, self.old, agent, tool, labels[label], state, cache)
+            ra, sa = self._rule(1, self.new, agent, tool, labels[label], state, cache)
+            rows.append({"agent": agent, "tool": tool,
+                         "context": f"groups {label} / state {state}",
+                         "before": before[t, c], "after": after[t, c], "rule_before": rb,
+                         "rule_after": ra, "reason_before": sb, "reason_after": sa,
+                         "groups": label, "state": state})
+        return pd.DataFrame(rows, columns=COLUMNS)
+
+    @staticmethod
+    def _rule(side: int, policy: Policy, agent: str, tool: str, groups: tuple[str, ...],
+              state: str, cache: dict[tuple[int, str, str, str], tuple[str, str]]
+              ) -> tuple[str, str]:
+        """(deciding rule with its location, deciding step) of one side of a cell."""
+        if agent not in policy.agents:
+            return "", "agent"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            d = policy.explain(agent, tool, groups=groups, state=state)
+        # agent-level steps do not depend on the context: explain once per step
+        key = (side, agent, tool, d.reason.value)
+        if key not in cache:
+            label = rule_label(d.rule)
+            cache[key] = ((f"{label} ({d.rule.where})" if d.rule.file else label) or
+                          d.message, d.reason.value)
+        return cache[key]
+
+    def summary(self) -> str:
+        """One paragraph: how many cells changed, how many grant new access, what was added."""
+        parts = [f"{len(self.changes)} cell(s) changed, {len(self.new_access)} grant new "
+                 "access"]
+        for what, names in (("agents added", self.agents_added),
+                            ("agents removed", self.agents_removed),
+                            ("tools added", self.tools_added),
+                            ("tools removed", self.tools_removed)):
+            if names:
+                parts.append(f"{what}: {', '.join(names)}")
+        return "; ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<PolicyDiff {self.summary()}>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from ..render.reports import diff_html
+
+        text = self.summary()
+        if len(self.changes):
+            text += "\n" + self.changes[["agent", "tool", "context", "before", "after"]
+                                        ].to_string(index=False)
+        return {"text/plain": text, "text/html": diff_html(self)}
+
+
+def _triples(frame: pd.DataFrame, agents: list[str], groups: Iterable[tuple[str, ...]],
+             states: list[str]) -> list[tuple[str, str, str]]:
+    """A matrix frame's columns as full (agent, groups label, state) triples.
+
+    The matrix drops column levels with a single value; they are put back here.
+    """
+    labels = [groups_label(g) for g in groups]
+    names = list(frame.columns.names)
+    out = []
+    for column in frame.columns:
+        values = column if isinstance(column, tuple) else (column,)
+        level = dict(zip(names, values, strict=True))
+        out.append((str(level.get("agent", agents[0])), str(level.get("groups", labels[0])),
+                    str(level.get("state", states[0]))))
+    return out

@@ -1,0 +1,609 @@
+"""Logged tool calls, read from what agents leave behind: the input of ``tk.replay``.
+
+Three kinds of log are read, each recognised by its content, not its name:
+
+- **Claude Code transcripts** (``~/.claude/projects/<project>/<session>.jsonl``): a call
+  is a ``tool_use`` block (``id``, ``name``, ``input``) of an ``assistant`` line; its
+  result is the ``tool_result`` block with the same ``tool_use_id`` in a later ``user``
+  line (``is_error`` for failures; a permission denial's text starts "Permission to
+  use", or says the user "doesn't want to proceed", or "haven't granted it yet").
+  Subagents write ``<session>/subagents/agent-<id>.jsonl`` (every line
+  ``isSidechain: true`` with an ``agentId``); older versions wrote sidechain lines
+  into the session file. A subagent's calls are attributed to its type: the
+  ``subagent_type`` of the Agent (or Task) call whose result names its ``agentId``,
+  else its ``agent-<id>.meta.json`` ``agentType``, else ``agent-<id>``.
+- **toolkit's own audit log** (``proj.audit_log.write_to(path)``): ``call`` events,
+  denied approvals, and the ``resolve`` / ``spawn`` / ``transition`` events that say
+  which session was whose child, in which state.
+- **call tables**: JSON Lines, CSV or a DataFrame with ``agent``, ``tool`` and
+  optionally ``args``, ``groups``, ``state``, ``time``, ``session``, ``observed``.
+
+Only ``type``, ``message.content[].type``, ``tool_use_id``, ``is_error``,
+``isSidechain`` and ``agentId`` are relied on; other fields vary by Claude Code
+version. A line that cannot be read is a :class:`~toolkit.errors.Problem` with
+its file and line, never an exception: everything else in the file is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..core.models import parse_groups
+from ..errors import Problem
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["COLUMNS", "CallLog", "SessionInfo", "read_calls"]
+
+#: The columns of a call log, one row per logged call.
+COLUMNS = ("time", "session", "agent", "tool", "args", "observed", "groups", "state", "cwd",
+           "source")
+
+#: How problems name a DataFrame given as the log (its calls' ``source`` is the row number).
+FRAME = "<DataFrame>"
+#: What the log says happened to a call.
+OBSERVED = ("ran", "denied", "error")
+
+# How a permission denial reads in a Claude Code tool_result (SPEC section 12).
+_DENIAL_PREFIXES = ("Permission to use",)
+_DENIAL_PHRASES = ("doesn't want to proceed", "haven't granted it yet")
+# The trailer of an Agent (Task) tool's result: "agentId: a1b2c3d (...)".
+_AGENT_ID = re.compile(r"\bagentId:\s*([A-Za-z0-9_@.-]+)")
+_CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "queue-operation",
+                           "file-history-snapshot"})
+_LAUNCHERS = frozenset({"Agent", "Task"})
+_OUTCOMES = {"ran": "ran", "allowed": "ran", "ok": "ran", "success": "ran",
+             "denied": "denied", "blocked": "denied", "refused": "denied",
+             "error": "error", "failed": "error"}
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session of a toolkit audit log: its agent, and for a child its parent's session."""
+
+    agent: str
+    groups: tuple[str, ...] | None = None
+    state: str | None = None
+    parent: str | None = None  # the parent's session id
+    parent_state: str | None = None  # the parent's state when it spawned this session
+
+
+@dataclass
+class CallLog:
+    """Logged calls, column by column, plus the lines that could not be read."""
+
+    rows: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
+    tables: list[Any] = field(default_factory=list)  # call tables read column-wise (DataFrames)
+    problems: list[Problem] = field(default_factory=list)
+    sessions: dict[str, SessionInfo] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)  # claude-code, audit, calls
+
+    def add(self, **values: Any) -> None:
+        """Append one call (missing columns are None)."""
+        for column in COLUMNS:
+            self.rows[column].append(values.get(column))
+
+    def problem(self, file: str, line: int | None, message: str) -> None:
+        """Record a line that could not be read."""
+        self.problems.append(Problem(file, line, message, "warning"))
+
+    def __len__(self) -> int:
+        return len(self.rows["tool"]) + sum(len(t) for t in self.tables)
+
+    def frame(self) -> pd.DataFrame:
+        """The calls as a DataFrame (columns :data:`COLUMNS`), in the order they were read."""
+        import pandas as pd
+
+        parts = [t for t in self.tables if len(t)]
+        if self.rows["tool"] or not parts:
+            parts.insert(0, pd.DataFrame({c: pd.Series(self.rows[c], dtype=object)
+                                          for c in COLUMNS}))
+        out: pd.DataFrame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        return out
+
+
+def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> CallLog:
+    """Read logged calls from a file, a folder (searched recursively), or a DataFrame.
+
+    ``source``: a Claude Code transcript ``.jsonl``, a folder of them (a project
+    folder, or the whole ``~/.claude/projects`` tree, subagents included), a
+    toolkit audit ``.jsonl``, a call table (``.jsonl`` / ``.csv``), or a pandas
+    DataFrame with ``agent`` and ``tool`` columns. ``base``: file names in
+    problems are shown relative to it (default: the folder given, or the file's).
+
+    A source that does not exist raises ``FileNotFoundError``; a line that
+    cannot be read is a problem in :attr:`CallLog.problems`.
+    """
+    log = CallLog()
+    if _is_frame(source):
+        _read_frame(source, FRAME, log)
+        log.kinds.add("calls")
+        return log
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
+    files = sorted(_log_files(path), key=_session_first) if path.is_dir() else [path]
+    shown = Path(base) if base is not None else (path if path.is_dir() else path.parent)
+    claude = _ClaudeReader(log)
+    for file in files:
+        display = _display(file, shown)
+        log.files.append(display)
+        if file.suffix == ".csv":
+            _read_csv(file, display, log)
+            continue
+        _read_jsonl(file, display, log, claude)
+    claude.finish()
+    return log
+
+
+def _is_frame(source: Any) -> bool:
+    return hasattr(source, "columns") and hasattr(source, "itertuples")
+
+
+def _log_files(folder: Path) -> Iterator[Path]:
+    """Every ``.jsonl`` (and ``.csv``) file below ``folder``; hidden folders other than
+    ``.claude`` are skipped."""
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") or d == ".claude"]
+        for name in names:
+            if name.endswith((".jsonl", ".csv")):
+                yield Path(root) / name
+
+
+def _session_first(file: Path) -> tuple[str, ...]:
+    """Sort key: a session's file (``<id>.jsonl``) before its folder (``<id>/subagents``)."""
+    return (*file.parts[:-1], file.stem)
+
+
+def _display(file: Path, base: Path) -> str:
+    try:
+        return file.relative_to(base).as_posix()
+    except ValueError:
+        return str(file)
+
+
+# -- JSON Lines -----------------------------------------------------------------------------------
+
+def _lines(file: Path, display: str, log: CallLog) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every line that is a JSON object; the rest are problems."""
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        log.problem(display, None, f"cannot read file: {exc.strerror or exc}")
+        return
+    lines = text.split("\n")
+    truncated = not text.endswith("\n") and text != ""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            last = truncated and number == len(lines)
+            log.problem(display, number, "truncated line: the file ends in the middle of a "
+                                         "record" if last else f"not JSON: {exc}")
+            continue
+        if not isinstance(data, dict):
+            log.problem(display, number, f"not a JSON object but {type(data).__name__}")
+            continue
+        yield number, data
+
+
+class _LineReader(Protocol):
+    def line(self, display: str, number: int, data: dict[str, Any]) -> None: ...
+
+
+def _read_jsonl(file: Path, display: str, log: CallLog, claude: _ClaudeReader) -> None:
+    lines = _lines(file, display, log)
+    reader: _LineReader | None = None
+    for number, data in lines:
+        if reader is None:
+            kind = _kind(data)
+            if kind is None:
+                log.problem(display, number, "not a Claude Code transcript, toolkit audit log "
+                                             "or call log (no 'type' + 'message', 'event' or "
+                                             "'tool' key); file skipped")
+                return
+            log.kinds.add(kind)
+            readers: dict[str, _LineReader] = {
+                "claude-code": claude, "audit": _AuditReader(log), "calls": _CallLineReader(log)}
+            reader = readers[kind]
+            if kind == "claude-code":
+                claude.file(file, display)
+        reader.line(display, number, data)
+
+
+def _kind(data: Mapping[str, Any]) -> str | None:
+    """Which kind of log a line belongs to (None: none of ours)."""
+    if "event" in data and ("agent_id" in data or "request_id" in data):
+        return "audit"
+    if data.get("type") in _CLAUDE_TYPES and "tool" not in data:
+        return "claude-code"
+    if "tool" in data:
+        return "calls"
+    return None
+
+
+# -- Claude Code transcripts ----------------------------------------------------------------------
+
+@dataclass
+class _ClaudeCall:
+    time: Any
+    session: str
+    agent_id: str | None  # None: the main conversation; "" a sidechain without an id
+    tool: str
+    args: dict[str, Any]
+    tool_use_id: str | None
+    source: str
+    cwd: str | None = None
+
+
+class _ClaudeReader:
+    """Claude Code transcripts: calls are matched with results and subagents after all
+    files are read (a subagent's file and its launching call are in different files)."""
+
+    def __init__(self, log: CallLog) -> None:
+        self.log = log
+        self.calls: list[_ClaudeCall] = []
+        self.seen: set[str] = set()  # tool_use ids (a message may be written twice)
+        self.results: dict[str, str] = {}  # tool_use_id -> observed
+        self.launches: dict[str, str] = {}  # Agent tool_use_id -> subagent_type
+        self.agent_types: dict[str, str] = {}  # agentId -> subagent type
+        self.meta_types: dict[str, str] = {}  # agentId -> agentType of its .meta.json
+        self.file_agent: str | None = None
+        self.file_stem = ""
+
+    def file(self, path: Path, display: str) -> _ClaudeReader:
+        """Start reading ``path`` (a subagent's file names its agent id)."""
+        self.file_stem = path.stem
+        self.file_agent = None
+        if path.parent.name == "subagents" and path.stem.startswith("agent-"):
+            self.file_agent = path.stem.removeprefix("agent-")
+            self._read_meta(path.with_name(path.stem + ".meta.json"), display)
+        return self
+
+    def _read_meta(self, meta: Path, display: str) -> None:
+        if not meta.exists() or self.file_agent is None:
+            return
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            self.log.problem(str(Path(display).with_name(meta.name)), None,
+                             f"unreadable subagent metadata: {exc}")
+            return
+        kind = data.get("agentType") if isinstance(data, dict) else None
+        if isinstance(kind, str) and kind:
+            self.meta_types[self.file_agent] = kind
+
+    def line(self, display: str, number: int, data: dict[str, Any]) -> None:
+        """One transcript line: its tool_use blocks (assistant) or tool_result blocks (user)."""
+        kind = data.get("type")
+        if kind not in ("assistant", "user"):
+            return
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if kind == "assistant" and block.get("type") == "tool_use":
+                self._tool_use(display, number, data, block)
+            elif kind == "user" and block.get("type") == "tool_result":
+                self._tool_result(data, block)
+
+    def _agent_of(self, data: Mapping[str, Any]) -> str | None:
+        if self.file_agent is not None:
+            return self.file_agent
+        if data.get("isSidechain") is True:
+            agent = data.get("agentId")
+            return agent if isinstance(agent, str) else ""
+        return None
+
+    def _tool_use(self, display: str, number: int, data: Mapping[str, Any],
+                  block: Mapping[str, Any]) -> None:
+        name = block.get("name")
+        if not isinstance(name, str) or not name:
+            self.log.problem(display, number, "tool_use block without a name; call skipped")
+            return
+        use_id = block.get("id") if isinstance(block.get("id"), str) else None
+        if use_id is not None:
+            if use_id in self.seen:
+                return
+            self.seen.add(use_id)
+        args = block.get("input")
+        args = args if isinstance(args, dict) else {}
+        if name in _LAUNCHERS and use_id is not None and isinstance(args.get("subagent_type"),
+                                                                    str):
+            self.launches[use_id] = args["subagent_type"]
+        session = data.get("sessionId")
+        session = session if isinstance(session, str) and session else self.file_stem
+        cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
+        self.calls.append(_ClaudeCall(data.get("timestamp"), session, self._agent_of(data),
+                                      name, args, use_id, f"{display}:{number}", cwd))
+
+    def _tool_result(self, data: Mapping[str, Any], block: Mapping[str, Any]) -> None:
+        use_id = block.get("tool_use_id")
+        if not isinstance(use_id, str):
+            return
+        text = _text_of(block.get("content"))
+        if block.get("is_error") is True:
+            self.results[use_id] = "denied" if _is_denial(text) else "error"
+        else:
+            self.results.setdefault(use_id, "ran")
+        if use_id in self.launches:
+            found = _launched_agent(text, data.get("toolUseResult"))
+            if found is not None:
+                self.agent_types[found] = self.launches[use_id]
+
+    def finish(self) -> None:
+        """Attribute every call to its agent, with what happened to it, into the log."""
+        for call in self.calls:
+            agent_id = call.agent_id
+            if agent_id is None:
+                agent = None
+                session = call.session
+            elif agent_id == "":
+                agent, session = "sidechain", f"{call.session}/sidechain"
+            else:
+                agent = (self.agent_types.get(agent_id) or self.meta_types.get(agent_id)
+                         or f"agent-{agent_id}")
+                session = f"{call.session}/agent-{agent_id}"
+            observed = self.results.get(call.tool_use_id) if call.tool_use_id else None
+            self.log.add(time=call.time, session=session, agent=agent, tool=call.tool,
+                         args=call.args, observed=observed, cwd=call.cwd, source=call.source)
+        self.calls.clear()
+
+
+def _text_of(content: Any) -> str:
+    """A tool_result's text: a string, or the text blocks of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content
+                         if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _is_denial(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith(_DENIAL_PREFIXES) or any(p in text for p in _DENIAL_PHRASES)
+
+
+def _launched_agent(text: str, result: Any) -> str | None:
+    """The agentId an Agent (Task) call's result names (its toolUseResult, or its text)."""
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        return str(result["agentId"])
+    found = _AGENT_ID.search(text)
+    return found.group(1) if found else None
+
+
+# -- toolkit audit logs ---------------------------------------------------------------------------
+
+class _AuditReader:
+    """toolkit's audit JSON Lines: calls, denied approvals, and the spawn tree."""
+
+    def __init__(self, log: CallLog) -> None:
+        self.log = log
+        self.state: dict[str, str | None] = {}  # session id -> its current state
+
+    def line(self, display: str, number: int, data: dict[str, Any]) -> None:
+        """One audit event."""
+        event = data.get("event")
+        session = data.get("agent_id")
+        if not isinstance(session, str):
+            return
+        if event in ("resolve", "spawn"):
+            self._session(data, session, event == "spawn")
+        elif event == "transition":
+            self.state[session] = data.get("to")
+        elif event == "call":
+            self._call(display, number, data, session,
+                       _OUTCOMES.get(str(data.get("outcome"))))
+        elif event == "approval" and data.get("outcome") == "denied":
+            self._call(display, number, data, session, "denied")
+
+    def _session(self, data: Mapping[str, Any], session: str, spawned: bool) -> None:
+        parent = data.get("parent_id") if spawned else None
+        parent = parent if isinstance(parent, str) else None
+        agent = data.get("agent")
+        if not isinstance(agent, str) or not agent:
+            agent = _agent_of_session(session, parent)
+        groups = data.get("requested_groups")
+        self.log.sessions[session] = SessionInfo(
+            agent=agent, groups=tuple(groups) if isinstance(groups, list) else None,
+            state=data.get("state"), parent=parent,
+            parent_state=self.state.get(parent) if parent else None)
+        self.state[session] = data.get("state")
+
+    def _call(self, display: str, number: int, data: Mapping[str, Any], session: str,
+              observed: str | None) -> None:
+        tool = data.get("requested_tool") or data.get("tool")
+        if not isinstance(tool, str) or not tool:
+            self.log.problem(display, number, f"{data.get('event')} event without a tool; "
+                                              "skipped")
+            return
+        info = self.log.sessions.get(session)
+        agent = data.get("agent")
+        if not isinstance(agent, str) or not agent:
+            agent = info.agent if info else _agent_of_session(session, None)
+        groups = data.get("requested_groups")
+        args = data.get("args")
+        self.log.add(time=data.get("time"), session=session, agent=agent, tool=tool,
+                     args=args if isinstance(args, dict) else {}, observed=observed,
+                     groups=tuple(groups) if isinstance(groups, list) else None,
+                     state=data.get("state"), source=f"{display}:{number}")
+
+
+def _agent_of_session(session: str, parent: str | None) -> str:
+    """The agent of a session id: ``parent.child[.2]`` -> ``child``; ``root[.2]`` -> ``root``."""
+    name = session[len(parent) + 1:] if parent and session.startswith(parent + ".") else session
+    head, _, tail = name.rpartition(".")
+    return head if head and tail.isdigit() else name
+
+
+# -- call tables ------------------------------------------------------------------------------
+
+class _CallLineReader:
+    """JSON Lines of ``{"agent": ..., "tool": ..., "args": {...}, ...}`` objects."""
+
+    def __init__(self, log: CallLog) -> None:
+        self.log = log
+
+    def line(self, display: str, number: int, data: dict[str, Any]) -> None:
+        """One call object."""
+        _add_row(self.log, data, display, number)
+
+
+def _add_row(log: CallLog, data: Mapping[str, Any], display: str, number: int) -> None:
+    """One call of a JSON Lines table; no tool or bad args is a located problem."""
+    tool, agent = data.get("tool"), data.get("agent")
+    if not isinstance(tool, str) or not tool.strip():
+        log.problem(display, number, "call without a tool name; skipped")
+        return
+    args = data.get("args")
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError as exc:
+            log.problem(display, number, f"args is not JSON ({exc}); call kept without args")
+            args = {}
+    log.add(time=_plain(data.get("time", data.get("timestamp", data.get("seq")))),
+            session=_plain(data.get("session")), tool=tool.strip(),
+            agent=str(agent).strip() if _present(agent) else None,
+            args=args if isinstance(args, dict) else {},
+            observed=_observed(data.get("observed", data.get("outcome"))),
+            groups=_groups(data.get("groups")), state=_plain(data.get("state")),
+            cwd=_plain(data.get("cwd")), source=f"{display}:{number}")
+
+
+def _present(value: Any) -> bool:
+    """Not None, not NaN, not an empty string."""
+    if value is None or (isinstance(value, float) and value != value):
+        return False
+    return not (isinstance(value, str) and not value.strip())
+
+
+def _plain(value: Any) -> Any:
+    return value if _present(value) else None
+
+
+def _read_frame(frame: Any, display: str, log: CallLog, first_line: int = 0) -> None:
+    """A call table, column by column: conversions run once per distinct value, not per row
+    (only JSON ``args`` text is parsed row by row)."""
+    import numpy as np
+    import pandas as pd
+
+    if "tool" not in frame.columns:
+        log.problem(display, None, "a call table needs a 'tool' column (and 'agent', 'args')")
+        return
+    n = len(frame)
+    tools = _by_value(frame["tool"], lambda t: t.strip() if isinstance(t, str) and t.strip()
+                      else None)
+    keep = ~pd.isna(tools)
+    for i in np.flatnonzero(~keep).tolist():
+        log.problem(display, first_line + i + 1, "call without a tool name; skipped")
+
+    def column(*names: str, convert: Any = None) -> Any:
+        found = next((name for name in names if name in frame.columns), None)
+        if found is None:
+            return np.full(n, None, dtype=object)
+        if convert is None:  # as it is, missing values as None (vectorised: no per-row work)
+            series = frame[found]
+            if series.dtype.kind in "iub":  # numbers stay numbers (no object per row)
+                return series.to_numpy()
+            values = series.to_numpy(dtype=object, copy=True)
+            values[pd.isna(values)] = None
+            return values
+        return _by_value(frame[found], convert)
+
+    table = pd.DataFrame({
+        "time": column("time", "timestamp", "seq"),
+        "session": column("session"),
+        "agent": column("agent", convert=lambda v: str(v).strip() if _present(v) else None),
+        "tool": tools,
+        "args": _args_column(frame, display, log, first_line) if "args" in frame.columns
+        else [{} for _ in range(n)],
+        "observed": column("observed", "outcome", convert=_observed),
+        "groups": column("groups", convert=_groups),
+        "state": column("state"),
+        "cwd": column("cwd"),
+        # where the call is: file:line, or for a DataFrame its row number (no string per row)
+        "source": np.arange(1, n + 1) if display == FRAME else [
+            f"{display}:{first_line + i + 1}" for i in range(n)],
+    }, columns=list(COLUMNS))
+    log.tables.append(table if keep.all() else table[keep].reset_index(drop=True))
+
+
+def _by_value(series: Any, convert: Any) -> Any:
+    """``convert`` applied to each distinct value of ``series`` (an object array back)."""
+    import numpy as np
+    import pandas as pd
+
+    values = series.astype(object).to_numpy()
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists): one by one
+        out = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            out[i] = convert(value)
+        return out
+    converted = np.empty(len(uniques) + 1, dtype=object)
+    for i, value in enumerate(uniques):  # one by one: a tuple must stay one cell
+        converted[i] = convert(value)
+    converted[-1] = convert(None)  # factorize's -1: a missing value
+    return converted[codes]
+
+
+def _observed(value: Any) -> str | None:
+    return _OUTCOMES.get(str(value).strip().lower()) if _present(value) else None
+
+
+def _groups(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        return parse_groups(value) if value.strip() else None
+    if isinstance(value, (list, tuple)):
+        return tuple(str(g) for g in value)
+    return None
+
+
+def _args_column(frame: Any, display: str, log: CallLog, first_line: int) -> Any:
+    """The ``args`` column: dicts as they are, JSON text parsed (a bad one is a problem)."""
+    import numpy as np
+
+    values = frame["args"].to_numpy(dtype=object, copy=True)
+    is_dict = np.fromiter((type(v) is dict for v in values), dtype=bool, count=len(values))
+    for i in np.flatnonzero(~is_dict).tolist():  # only the cells that are not dicts yet
+        values[i] = _args_of(values[i], display, log, first_line + i + 1)
+    return values
+
+
+def _args_of(value: Any, display: str, log: CallLog, line: int) -> dict[str, Any]:
+    if not isinstance(value, str) or not value.strip():
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        log.problem(display, line, f"args is not JSON ({exc}); call kept without args")
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _read_csv(file: Path, display: str, log: CallLog) -> None:
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(file, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        log.problem(display, None, f"cannot read CSV: {exc}")
+        return
+    log.kinds.add("calls")
+    _read_frame(frame, display, log, first_line=1)  # line 1 is the header

@@ -1,0 +1,798 @@
+"""A project's policy: its definitions, pool and preset, and the questions you can ask.
+
+``Policy`` is pure: no I/O beyond what the loaders read, no asyncio. The
+runtime's ``Project`` adds servers and sessions on top of it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .core import matrix as matrix_mod
+from .core.decision import Decision
+from .core.explain import explain
+from .core.incremental import added_grant, merge_grant
+from .core.models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
+from .core.pool import ToolPool
+from .core.presets import PRESETS, Preset, get_preset
+from .core.resolve import (
+    Grant,
+    Lineage,
+    ProjectRules,
+    Resolution,
+    compile_grant,
+    follow_aliases,
+    resolve_request,
+)
+from .errors import DefinitionError, Problem, SpawnError, UnknownAgentError, where
+from .systems.base import frontmatter
+from .systems.base.layers import Layers
+from .systems.claude_code import loader as claudecode
+from .systems.claude_code.permissions.engine import ClaudePermissions
+from .systems.claude_code.permissions.settings import Settings
+from .systems.load import Definitions
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Policy", "choose_preset"]
+
+
+class HasLineage(Protocol):
+    """Anything a child can be resolved under (a runtime ``Session``)."""
+
+    def child_lineage(self) -> Lineage: ...
+
+
+def apply_group_map(tools: Mapping[str, Tool], defs: Definitions, pending: Iterable[str]
+                    ) -> tuple[dict[str, Tool], list[Problem]]:
+    """Add the group map's memberships to declared (and discovered) tools."""
+    out = dict(tools)
+    problems: list[Problem] = []
+    if not defs.group_assignments:
+        return out, problems  # no group map: skip indexing the whole pool
+    pool = ToolPool(out.values())
+    for a in defs.group_assignments:
+        name = pool.index.lookup(a.tool)
+        if name is None:
+            if not any(a.tool.startswith((f"@{s}/", f"mcp__{s}__")) for s in pending):
+                problems.append(Problem(a.file, a.line, f"group map puts {a.tool!r} in group "
+                                                        f"{a.group!r}, but no such tool is "
+                                                        "declared", "warning"))
+            continue
+        tool = out[name]
+        if a.group not in tool.groups:
+            groups = tool.groups if tool.groups != ("default",) or tool.group_line else ()
+            out[name] = tool.model_copy(update={"groups": (*groups, a.group)})
+    return out, problems
+
+
+def bind_registry_tools(declared: Mapping[str, Tool], discovered: Mapping[str, Tool]
+                        ) -> dict[str, Tool]:
+    """Registry tools executed by a discovered MCP tool, merged with it.
+
+    A registry entry binds to the server tool its ``mcp_tool_id`` names
+    (``@server/tool``, ``server/tool``, ``mcp__server__tool`` or a unique bare
+    name), else to the one server tool of its own name. The registry entry is
+    the tool (its groups and states govern it); the server supplies what the
+    entry leaves out (description, schema, annotations) and executes it.
+    """
+    if not discovered:
+        return {}
+    index = ToolPool(discovered).index
+    # Only an entry with an mcp_tool_id, or named like a server tool, can bind (a set
+    # intersection, not a loop over a large registry).
+    candidates = declared.keys() & index.exact.keys()
+    candidates.update(name for name, tool in declared.items() if tool.mcp_tool_id)
+    out: dict[str, Tool] = {}
+    for name in [n for n in declared if n in candidates]:
+        tool = declared[name]
+        if tool.source != "registry":
+            continue
+        target = None
+        if tool.mcp_tool_id:
+            ref = tool.mcp_tool_id
+            if "/" in ref and not ref.startswith("@"):
+                ref = "@" + ref
+            target = index.lookup(ref)
+        if target is None:
+            target = index.lookup(name)
+        if target is None or target not in discovered:
+            continue
+        remote = discovered[target]
+        out[name] = tool.model_copy(update={
+            "binding": remote.name,
+            "description": tool.description or remote.description,
+            "input_schema": tool.input_schema or remote.input_schema,
+            "annotations": {**remote.annotations, **tool.annotations},
+        })
+    return out
+
+
+def choose_preset(defs: Definitions, preset: str | Preset | None) -> tuple[str, str]:
+    """The project's preset and why (SPEC section 3): the one given, else the manifest's,
+    else the one the folder's layout shows unambiguously (``.claude/``, ``.work-agent/``),
+    else ``strict``."""
+    if preset is not None:
+        return get_preset(preset).name, "given as preset="
+    if "preset" in defs.settings:
+        return (get_preset(defs.settings["preset"]).name,
+                f"set by {defs.settings.get('_file', 'the manifest')}")
+    if defs.layout is not None:
+        return get_preset(defs.layout[0]).name, defs.layout[1]
+    return "strict", "the default: no preset given, none in a manifest, no layout shows one"
+
+
+class Policy:
+    """Definitions + pool + preset: resolve, explain and tabulate tool access."""
+
+    def __init__(self, defs: Definitions, preset: str | Preset | None = None,
+                 permissions: Settings | None = None) -> None:
+        self.definitions = defs
+        self.root = defs.root
+        self._preset_name, self.preset_reason = choose_preset(defs, preset)
+        self._rules = ProjectRules(deny=tuple(defs.project_deny), ask=tuple(defs.project_ask),
+                                   aliases=tuple(defs.aliases))
+        self._servers: dict[str, ServerConfig] = dict(defs.servers)
+        self._declared: dict[str, Tool] = dict(defs.tools)
+        self._discovered: dict[str, list[Tool]] = {}
+        self._grants: dict[tuple[str, str, int], Grant] = {}
+        # After a pool change that only added tools: (old version, the added tools). A root
+        # grant on the new pool is then its old grant plus the decisions about the added
+        # tools (a delta); _pending holds (old grant, new pool, delta) until the grant is
+        # asked for, so a matrix can insert the added rows without merging every grant.
+        self._added: tuple[int, ToolPool] | None = None
+        self._pending: dict[tuple[str, str, int], tuple[Grant, ToolPool, Grant]] = {}
+        self._unextendable: set[tuple[str, str, int]] = set()
+        self._codes: _Codes | None = None  # the last matrix's reason codes
+        self.matrix_warnings: list[str] = []  # unknown group / state names of the last matrix
+        # the pool's group and state names, for the unknown-name warnings (key: the pool)
+        self._known_names: tuple[tuple[int, int], frozenset[str], frozenset[str]] | None = None
+        self._presets: dict[str, Preset] = {}  # preset name -> with the manifest's settings
+        # Warnings seen so far, each once (an ordered set: grants recompile and repeat theirs).
+        self._problems: dict[Problem, None] = dict.fromkeys(
+            p for p in defs.problems if p.severity == "warning")
+        # Warnings about one pool (grants', the group map's) -> the pool version they are
+        # about: once servers connect, those about the earlier pool are no longer shown.
+        self._pool_problems: dict[Problem, int] = {}
+        #: Claude Code's settings layers (None: not a Claude Code project; see check_call)
+        self.claude = ClaudePermissions(permissions) if permissions is not None else None
+        self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
+        if self.claude is not None:
+            self._problems.update(dict.fromkeys(self.claude.settings.problems))
+            self._reject_mcp_servers(self.claude)
+        self.pool = self._build_pool()
+        if self.claude is not None:
+            self._rules = self._with_settings_rules(self.claude)
+        self._validate()
+
+    # -- what the project holds ---------------------------------------------------------------
+
+    @property
+    def agents(self) -> Mapping[str, AgentDefinition]:
+        """Agent definitions by name."""
+        return MappingProxyType(self.definitions.agents)
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The current pool: canonical tool name → ``Tool``."""
+        return self.pool
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """The warnings that hold now (each with file and line): those of loading, and
+        those about the current pool (a name under a server not connected yet is no
+        longer warned about once the server is connected and has the tool)."""
+        version = self.pool.version
+        for name in self.definitions.agents:
+            try:
+                self.grant(name)  # the current pool's grants, whose warnings are current
+            except DefinitionError:
+                continue  # an error, raised where the agent is resolved
+        current = [p for p, v in self._pool_problems.items()
+                   if v == version and p not in self._problems]
+        return [*self._problems, *current]
+
+    def _note(self, problems: Iterable[Problem], version: int) -> None:
+        """Record warnings about the pool of ``version``."""
+        self._pool_problems.update(dict.fromkeys(problems, version))
+
+    @property
+    def preset(self) -> Preset:
+        """The project's preset, with the manifest's overrides applied."""
+        return self.preset_for(None)
+
+    @property
+    def users(self) -> Mapping[str, tuple[str, ...]]:
+        """User name → permitted groups (from the manifest)."""
+        return MappingProxyType(self.definitions.users)
+
+    @property
+    def server_configs(self) -> Mapping[str, ServerConfig]:
+        """Configured MCP servers by name."""
+        return MappingProxyType(self._servers)
+
+    def preset_for(self, name: str | Preset | None) -> Preset:
+        """A preset with the manifest's overrides (coordination tools, max_depth, overrides)."""
+        key = name if name is not None else self._preset_name
+        if isinstance(key, str) and key in self._presets:
+            return self._presets[key]
+        preset = self._apply_settings(get_preset(key))
+        if isinstance(key, str):
+            self._presets[key] = preset
+        return preset
+
+    def _apply_settings(self, base: Preset) -> Preset:
+        settings = self.definitions.settings
+        update: dict[str, Any] = dict(settings.get("overrides", {}))
+        if "coordination_tools" in settings:
+            update["coordination_tools"] = tuple(settings["coordination_tools"])
+        if "max_depth" in settings:
+            update["max_depth"] = settings["max_depth"]
+        if not update:
+            return base
+        try:
+            return Preset.model_validate({**base.model_dump(), **update})
+        except ValueError as exc:
+            raise DefinitionError(f"invalid preset override: {exc}",
+                                  file=settings.get("_file")) from None
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """Every state a tool names (in ``state`` or ``available_in_states``), plus undefined."""
+        return tuple(sorted({DEFAULT_STATE} | _state_names(self.pool.values())))
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Every group some tool belongs to."""
+        return tuple(sorted(_group_names(self.pool.values())))
+
+    # -- pool ---------------------------------------------------------------------------------
+
+    def _build_pool(self) -> ToolPool:
+        tools: dict[str, Tool] = dict(self._declared)
+        discovered = {t.name: t for ts in self._discovered.values() for t in ts}
+        for name, bound in bind_registry_tools(self._declared, discovered).items():
+            tools[name] = bound
+            discovered.pop(str(bound.binding), None)
+        tools.update(discovered)
+        pending = set(self._servers) - set(self._discovered)
+        tools, problems = apply_group_map(tools, self.definitions, pending)
+        previous: ToolPool | None = getattr(self, "pool", None)
+        # (not ``if previous``: an empty pool is falsy, and every pool needs a new version)
+        version = 0 if previous is None else previous.version + 1
+        self._note(problems, version)
+        return ToolPool(tools, pending, version)
+
+    def set_server_tools(self, server: str, tools: Iterable[Tool] | None) -> None:
+        """Replace a server's discovered tools (``None``: not available) and rebuild the pool."""
+        self.set_many_server_tools({server: tools})
+
+    def set_many_server_tools(self, servers: Mapping[str, Iterable[Tool] | None]) -> None:
+        """:meth:`set_server_tools` for several servers, rebuilding the pool once.
+
+        When the change only adds tools (a new server, say), grants and the
+        last matrix are brought up to date for the added tools instead of
+        being recomputed (see :func:`~toolkit.core.incremental.added_grant`).
+        """
+        for server, tools in servers.items():
+            if tools is None:
+                self._discovered.pop(server, None)
+            else:
+                self._discovered[server] = list(tools)
+        self._replace_pool(self._build_pool())
+
+    def add_server_config(self, config: ServerConfig) -> None:
+        """Add or replace a server config; its tools join once it is discovered."""
+        self._servers[config.name] = config
+        self._discovered.pop(config.name, None)
+        self._replace_pool(self._build_pool())
+
+    def remove_server_config(self, name: str) -> None:
+        """Remove a server and its tools from the project."""
+        self._servers.pop(name, None)
+        self._discovered.pop(name, None)
+        self._replace_pool(self._build_pool())
+
+    def clear_caches(self) -> None:
+        """Forget every compiled grant and the last matrix (the next question recomputes)."""
+        self._grants.clear()
+        self._added = None
+        self._pending.clear()
+        self._unextendable.clear()
+        self._codes = None
+        self._argument_cache.clear()
+
+    def _replace_pool(self, pool: ToolPool) -> None:
+        old, self.pool = self.pool, pool
+        self._pool_problems = {p: v for p, v in self._pool_problems.items() if v == pool.version}
+        self._unextendable.clear()
+        added = pool.added_to(old)
+        if added is None:
+            self.clear_caches()
+            return
+        # Keep the old pool's grants (merged or pending): the new ones extend them.
+        self._grants = {k: g for k, g in self._grants.items() if k[2] == old.version}
+        self._pending = {k: d for k, d in self._pending.items() if k[2] == old.version}
+        self._added = (old.version, added)
+        known = self._known_names
+        if known is not None and known[0] == (old.version, id(old)):
+            # the known group / state names grow by the added tools' only (no pool scan)
+            self._known_names = ((pool.version, id(pool)),
+                                 known[1] | _group_names(added.values()),
+                                 known[2] | _state_names(added.values()))
+
+    # -- definitions at run time ---------------------------------------------------------------
+
+    def add_agent(self, definition: AgentDefinition | str, *, file: str = "<cell>",
+                  replace: bool = False) -> AgentDefinition:
+        """Add an agent at run time, validated like :func:`toolkit.load` validates one.
+
+        ``definition`` is an ``AgentDefinition`` or the text of a markdown agent
+        file with YAML front matter (what ``%%tk agent`` passes; ``file`` names
+        it in error messages). An agent of the same name is an error unless
+        ``replace``. On any error nothing changes and ``DefinitionError`` says
+        what to fix, with its line.
+
+        >>> import toolkit as tk
+        >>> proj = tk.load("toolkit/examples/trustgraph")
+        >>> helper = proj.add_agent("---\\nname: helper\\ntools: [text-completion]\\n---\\nHelps.")
+        >>> helper.name, sorted(proj.resolve("helper", groups=["*"]).allowed)
+        ('helper', ['text-completion'])
+        """
+        if isinstance(definition, str):
+            # in a Claude Code project (its layout), read as Claude Code reads .claude/agents
+            layout = self.definitions.layout
+            read = claudecode.read_agent if layout and layout[0] == "claude-code" else (
+                frontmatter.read_agent)
+            definition = read(definition, file)
+        name = definition.name
+        agents = self.definitions.agents
+        previous = agents.get(name)
+        if previous is not None and not replace:
+            raise DefinitionError(f"duplicate agent name {name!r} (first defined at "
+                                  f"{where(previous.file, previous.line)}); "
+                                  "rename it or pass replace=True", file=definition.file,
+                                  line=definition.line)
+        agents[name] = definition
+        self.clear_caches()
+        try:
+            self.grant(name)
+        except DefinitionError:
+            if previous is None:
+                del agents[name]
+            else:
+                agents[name] = previous
+            self.clear_caches()
+            raise
+        return definition
+
+    # -- resolution ---------------------------------------------------------------------------
+
+    def agent(self, name: str) -> AgentDefinition:
+        """The agent called ``name``; ``UnknownAgentError`` listing the known ones otherwise."""
+        try:
+            return self.definitions.agents[name]
+        except KeyError:
+            raise UnknownAgentError(name, list(self.definitions.agents)) from None
+
+    def grant(self, agent: str, preset: str | Preset | None = None,
+              lineage: Lineage | None = None, pool: ToolPool | None = None) -> Grant:
+        """The compiled grant of ``agent`` (cached for root agents on the current pool)."""
+        definition = self.agent(agent)
+        effective = self.preset_for(preset)
+        pool = pool or self.pool
+        key = (agent, effective.name, pool.version)
+        root = lineage is None and pool is self.pool
+        if root:
+            found = self._root_grant(key)
+            if found is None and self._delta(key) is not None:
+                found = self._root_grant(key)  # the old grant and its delta, merged
+            if found is not None:
+                return found
+        grant = compile_grant(definition, pool, effective, self._rules, lineage,
+                              max_depth=effective.max_depth)
+        if grant.errors:
+            raise DefinitionError(grant.errors)
+        self._note(grant.warnings, pool.version)
+        if root:
+            self._grants[key] = grant
+        return grant
+
+    def _root_grant(self, key: tuple[str, str, int]) -> Grant | None:
+        """The cached root grant for ``key``, merging a pending delta; None if there is none."""
+        grant = self._grants.get(key)
+        if grant is not None:
+            return grant
+        pending = self._pending.pop(key, None)
+        if pending is None:
+            return None
+        grant = merge_grant(*pending)
+        self._note(grant.warnings, grant.pool.version)
+        self._grants[key] = grant
+        return grant
+
+    def _delta(self, key: tuple[str, str, int]) -> Grant | None:
+        """What the grant for ``key`` (on the current pool) decides about the added tools.
+
+        None when the pool did not just gain tools, or the old grant cannot be
+        extended (see :func:`~toolkit.core.incremental.added_grant`).
+        """
+        if key in self._pending:
+            return self._pending[key][2]
+        merged = self._grants.get(key)
+        if merged is not None:
+            return merged.added
+        if self._added is None or key in self._unextendable:
+            return None
+        version, added = self._added
+        previous = self._root_grant((key[0], key[1], version))
+        delta = None if previous is None else added_grant(previous, added, self._rules)
+        if previous is None or delta is None:
+            self._unextendable.add(key)
+            return None
+        self._pending[key] = (previous, self.pool, delta)
+        return delta
+
+    def child_grant(self, agent: str, lineage: Lineage, preset: str | Preset | None = None,
+                    pool: ToolPool | None = None) -> Grant:
+        """A child's grant; ``SpawnError`` when its preset says naming extra tools is an error."""
+        grant = self.grant(agent, preset, lineage, pool)
+        if grant.spawn_errors:
+            raise SpawnError("\n".join(str(p) for p in grant.spawn_errors))
+        return grant
+
+    def request_warnings(self, groups: tuple[str, ...], state: str) -> list[Problem]:
+        """Warnings about a request: a group no tool has, a state no tool names."""
+        out = []
+        known_groups = set(self.groups)
+        for g in groups:
+            if g != "*" and g not in known_groups:
+                out.append(Problem(None, None, f"requested group {g!r} is not a group of any "
+                                               "tool", "warning"))
+        if state not in self.states:
+            out.append(Problem(None, None, f"invalid state {state!r}: no tool lists it in "
+                                           "state or available_in_states", "warning"))
+        return out
+
+    @staticmethod
+    def _request(groups: Any, state: str | None, parent: HasLineage | Lineage | None
+                 ) -> tuple[Lineage | None, tuple[str, ...], str]:
+        """(lineage, groups, state): a child inherits its parent's request unless given one."""
+        lineage = parent if parent is None or isinstance(parent, Lineage) else (
+            parent.child_lineage())
+        if lineage is not None:
+            groups = lineage.groups if groups is None else groups
+            state = lineage.state if state is None else state
+        return lineage, normalize_groups(groups), state or DEFAULT_STATE
+
+    def resolve(self, agent: str, groups: Any = None, state: str | None = None,
+                parent: HasLineage | Lineage | None = None,
+                preset: str | Preset | None = None) -> Resolution:
+        """``agent``'s tool set for a request (groups, state), optionally as ``parent``'s child."""
+        lineage, group_set, state = self._request(groups, state, parent)
+        if lineage is None:
+            grant = self.grant(agent, preset)
+        else:
+            grant = self.child_grant(agent, lineage, preset)
+        resolution = resolve_request(grant, group_set, state,
+                                     self.request_warnings(group_set, state))
+        if self.claude is None:
+            return resolution
+        arguments = self._argument_rules(agent)
+        verdicts = {tool: self.claude.conditional_verdict(v) if tool in arguments else v
+                    for tool, v in resolution.verdicts.items()}
+        return replace(resolution, verdicts=verdicts)
+
+    def explain(self, agent: str, tool: str, groups: Any = None, state: str | None = None,
+                parent: HasLineage | Lineage | None = None,
+                preset: str | Preset | None = None) -> Decision:
+        """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace."""
+        given_groups, given_state = groups, state
+        lineage, group_set, state = self._request(groups, state, parent)
+        notes = self._unknown_names(group_set if given_groups is not None else (),
+                                    [state] if given_state is not None else [])
+        decision = explain(self.grant(agent, preset, lineage), tool, group_set, state,
+                           tuple(notes))
+        if self.claude is not None and decision.canonical is not None:
+            rules = self._argument_rules(agent).get(decision.canonical, ())
+            decision = self.claude.conditional(decision, rules)
+        return decision
+
+    def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
+        """Warnings for group and state names the user gave that no tool knows (typos?)."""
+        out = []
+        key = (self.pool.version, id(self.pool))
+        if self._known_names is None or self._known_names[0] != key:  # a pool scan, once
+            self._known_names = (key, frozenset(self.groups), frozenset(self.states))
+        _, known_groups, known_states = self._known_names
+        for g in dict.fromkeys(groups):
+            if g != "*" and g not in known_groups:
+                out.append(f"requested group {g!r} is not a group of any tool "
+                           f"(known: {', '.join(sorted(known_groups)) or 'none'})")
+        for s in dict.fromkeys(states):
+            if s not in known_states:
+                out.append(f"invalid state {s!r}: no tool lists it in state or "
+                           f"available_in_states (known: {', '.join(sorted(known_states))})")
+        return out
+
+    # -- tables -------------------------------------------------------------------------------
+
+    def _matrix_codes(self, agents: Sequence[str] | None, groups: Any, states: Any,
+                      presets: Any) -> tuple[Any, list[str], list[str], list[Any], list[str]]:
+        agent_names = list(self.definitions.agents) if agents is None else (
+            [agents] if isinstance(agents, str) else list(agents))
+        for a in agent_names:
+            self.agent(a)
+        group_sets = _group_sets(groups)
+        state_list = [DEFAULT_STATE] if states is None else (
+            [states] if isinstance(states, str) else list(states))
+        self.matrix_warnings = self._unknown_names(
+            [g for gs in group_sets for g in gs] if groups is not None else [],
+            state_list if states is not None else [])
+        for note in self.matrix_warnings:
+            warnings.warn(note, UserWarning, stacklevel=3)
+        preset_names = [self._preset_name] if presets is None else (
+            [presets] if isinstance(presets, str) else list(presets))
+        preset_names = [get_preset(p).name for p in preset_names]
+        contexts = [(g, s) for g in group_sets for s in state_list]
+        tool_names = list(self.pool.names)
+        shape = (tuple(agent_names), tuple(contexts), tuple(preset_names))
+        codes = self._cached_codes(shape)
+        if codes is None:
+            grants = [[self.grant(a, p) for a in agent_names] for p in preset_names]
+            codes = matrix_mod.build(tool_names, dict(self.pool), grants, preset_names,
+                                     agent_names, contexts)
+        self._codes = _Codes(shape, self.pool.version, tool_names, codes)
+        return codes, tool_names, agent_names, contexts, preset_names
+
+    def _cached_codes(self, shape: tuple[Any, ...]) -> Any:
+        """The last matrix's codes when still valid, or with rows for the tools added since.
+
+        Grants are a function of (agent, preset, pool version) until
+        :meth:`clear_caches`, which also drops the codes, so codes of the same
+        shape and version are still right; after an addition, only the added
+        tools' rows are computed, from each grant's delta.
+        """
+        cached = self._codes
+        if cached is None or cached.shape != shape:
+            return None
+        if cached.version == self.pool.version:
+            return cached.codes
+        if self._added is None or cached.version != self._added[0]:
+            return None
+        agents, contexts, presets = shape
+        version = self.pool.version
+        deltas = []
+        for preset in presets:
+            name = self.preset_for(preset).name
+            row = [self._delta((agent, name, version)) for agent in agents]
+            if any(d is None for d in row):
+                return None  # some grant must be recompiled: its old rows may change
+            deltas.append(row)
+        added = self._added[1]
+        return matrix_mod.insert_rows(cached.codes, cached.tool_names, list(added.names),
+                                      dict(added), deltas, list(presets), list(agents),
+                                      list(contexts))
+
+    def matrix(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+               states: Sequence[str] | str | None = None,
+               presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """Booleans: rows tools, columns agents (+ group set / state / preset levels).
+
+        ``groups`` is one group set (``["read-only", "knowledge"]``) or several
+        (``[["read-only"], ["*"]]``); ``states`` and ``presets`` a name or a list.
+        """
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_)
+        return self._noted(frame)
+
+    def reasons(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+                states: Sequence[str] | str | None = None,
+                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """The matrix's companion: the deciding step of every cell (``Verdict.label``).
+
+        ``allow`` / ``approval`` (ask) for allowed cells, else the step that
+        decided: ``deny``, ``implicit`` (no allow rule), ``ceiling``, ...
+        """
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
+        return self._noted(self._conditional_cells(frame, ("allow", "approval")))
+
+    def effects(self, agents: Sequence[str] | str | None = None, groups: Any = None,
+                states: Sequence[str] | str | None = None,
+                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """The effect of every cell: ``allow``, ``ask``, ``explicit-deny``, ``implicit-deny``."""
+        codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
+                                                                       presets)
+        frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
+        return self._noted(self._conditional_cells(frame, ("allow", "ask")))
+
+    def _noted(self, frame: pd.DataFrame) -> pd.DataFrame:
+        frame.attrs["warnings"] = list(self.matrix_warnings)
+        return frame
+
+    def preset_diff(self, presets: Sequence[str] | None = None, agents: Any = None,
+                    groups: Any = None, state: str | None = None) -> pd.DataFrame:
+        """Cells where presets disagree: one row per (tool, agent), a column per preset."""
+        import pandas as pd
+
+        names = list(presets) if presets is not None else list(PRESETS)
+        usable = []
+        for p in names:
+            try:
+                self._matrix_codes(agents, groups, state, [p])
+                usable.append(p)
+            except DefinitionError:
+                continue  # a preset that rejects these definitions cannot be compared
+        table = self.reasons(agents, groups, state, usable)
+        long = table.stack(level=list(range(table.columns.nlevels - 1)), future_stack=True) if (
+            isinstance(table.columns, pd.MultiIndex)) else table
+        if not isinstance(long, pd.DataFrame):
+            long = long.to_frame()
+        differs = long.nunique(axis=1) > 1
+        return long[differs]
+
+    # -- Claude Code permissions (SPEC section 11) ----------------------------------------------
+
+    def check_call(self, tool: str, args: Mapping[str, Any] | None = None,
+                   agent: str | None = None, mode: str | None = None, cwd: str | None = None,
+                   hook: str | None = None) -> Decision:
+        """What Claude Code would do with this call, and exactly why (a what-if, offline).
+
+        ``agent=None`` is the main conversation; a subagent's name applies its
+        ``tools`` / ``disallowedTools`` / ``permissionMode`` front matter too. ``mode``
+        defaults to the layers' ``defaultMode`` (else ``default``); ``cwd`` to the
+        project folder; ``hook`` is what a PreToolUse hook would answer. Any tool
+        name may be asked about (a name the project does not know is noted in
+        ``warnings``). ``d.allowed`` is True only when the call runs without a
+        prompt; a compound Bash command has one decision per part in ``d.parts``.
+
+        >>> import toolkit as tk
+        >>> proj = tk.load("toolkit/examples/claude-code")  # no settings: default mode
+        >>> d = proj.check_call("Bash", {"command": "npm test && git push"})
+        >>> d.effect.value, d.reason.value, [part.effect.value for part in d.parts]
+        ('ask', 'mode', ['ask', 'ask'])
+        >>> d = proj.check_call("Bash", {"command": "npm test"}, agent="generalist")
+        >>> d.effect.value, d.reason.value, d.rule.text, d.rule.where
+        ('explicit-deny', 'agent-tools', 'Bash', '.claude/agents/generalist.md:4')
+        """
+        claude = self._claude()
+        definition = self.agent(agent) if agent is not None else None
+        return claude.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
+                                 known=lambda name: self.pool.index.lookup(name) is not None)
+
+    @property
+    def permissions(self) -> pd.DataFrame:
+        """Every permission rule: text, kind, tool, spec, layer, file, line, agent, status,
+        warnings (settings layers first, then each subagent's front matter)."""
+        return self._claude().frame(self.definitions.agents.values())
+
+    def inheritance_gaps(self) -> pd.DataFrame:
+        """Per subagent: settings deny / ask rules its tools could get around when a runtime
+        does not apply settings to subagents, and its ``Agent(a, b)`` spawn lists."""
+        import pandas as pd
+
+        rows = self._claude().gaps(self.definitions.agents.values())
+        frame = pd.DataFrame(rows, columns=["agent", "rule", "kind", "layer", "file", "line",
+                                            "tool", "granted_by", "note"])
+        return frame.astype({"line": "Int64"})
+
+    @property
+    def mcp_approvals(self) -> pd.DataFrame:
+        """Project ``.mcp.json`` servers: approved, rejected (not connected) or pending."""
+        import pandas as pd
+
+        found = self._claude().approvals(self.definitions.servers)
+        return pd.DataFrame([{"server": a.server, "status": a.status, "setting": a.detail,
+                              "layer": a.rule.layer, "file": a.rule.file, "line": a.rule.line}
+                             for a in found],
+                            columns=["server", "status", "setting", "layer", "file", "line"]
+                            ).astype({"line": "Int64"})
+
+    def _claude(self) -> ClaudePermissions:
+        if self.claude is None:  # not a Claude Code project: no settings, every rule absent
+            self.claude = ClaudePermissions(Settings(str(self.root), None, Layers(), ()))
+        return self.claude
+
+    def _reject_mcp_servers(self, claude: ClaudePermissions) -> None:
+        """disabledMcpjsonServers: "Claude Code never connects them or asks you to approve"."""
+        for approval in claude.approvals(self._servers):
+            if approval.status == "rejected":
+                del self._servers[approval.server]
+                self._problems[Problem(approval.rule.file, approval.rule.line,
+                                       f"MCP server {approval.server!r} from .mcp.json is "
+                                       f"rejected ({approval.detail}); it is not connected",
+                                       "warning")] = None
+
+    def _with_settings_rules(self, claude: ClaudePermissions) -> ProjectRules:
+        """The project rules plus the settings' bare deny / ask rules (name level)."""
+        def known(name: str) -> bool:
+            return self.pool.index.lookup(name) is not None
+
+        return ProjectRules(
+            deny=(*self._rules.deny, *claude.name_rules("deny", known, self._servers)),
+            ask=(*self._rules.ask, *claude.name_rules("ask", known, self._servers)),
+            aliases=self._rules.aliases)
+
+    def _argument_rules(self, agent: str | None) -> dict[str, tuple[Any, ...]]:
+        """Pool tool -> the argument rules deciding its calls for ``agent`` (cached)."""
+        if self.claude is None:
+            return {}
+        key = (agent, self.pool.version)
+        found = self._argument_cache.get(key)
+        if found is None:
+            definition = self.definitions.agents.get(agent) if agent is not None else None
+            found = self.claude.argument_rules(definition, self.pool.index.lookup)
+            self._argument_cache[key] = found
+        return found
+
+    def _conditional_cells(self, frame: pd.DataFrame, granted: tuple[str, str]
+                           ) -> pd.DataFrame:
+        """Granted cells of tools whose calls depend on arguments read ``conditional``."""
+        if self.claude is None or frame.empty:
+            return frame
+        agents = frame.columns.get_level_values("agent")
+        for agent in dict.fromkeys(agents):
+            rows = [t for t in self._argument_rules(agent) if t in frame.index]
+            if not rows:
+                continue
+            columns = frame.columns[agents == agent]
+            block = frame.loc[rows, columns]
+            frame.loc[rows, columns] = block.mask(block.isin(granted), "conditional")
+        return frame
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        errors = [p for p in self.definitions.problems if p.severity == "error"]
+        errors += follow_aliases(self._rules.aliases)[1]
+        for name in self.definitions.agents:
+            try:
+                self.grant(name)
+            except DefinitionError as exc:
+                errors.extend(exc.problems)
+        if errors:
+            raise DefinitionError(list(dict.fromkeys(errors)))  # one report per problem
+
+
+@dataclass(frozen=True)
+class _Codes:
+    """A matrix's reason codes and what they were computed from."""
+
+    shape: tuple[Any, ...]  # (agents, contexts, presets)
+    version: int  # the pool's
+    tool_names: list[str]
+    codes: Any
+
+
+def _group_sets(groups: Any) -> list[tuple[str, ...]]:
+    if groups is None:
+        return [normalize_groups(None)]
+    if isinstance(groups, str):
+        return [normalize_groups(groups)]
+    items = list(groups)
+    if items and all(isinstance(g, (list, tuple, set, frozenset)) for g in items):
+        return [tuple(g) for g in items]
+    return [normalize_groups(items)]
+
+
+def _group_names(tools: Iterable[Tool]) -> frozenset[str]:
+    """Every group one of ``tools`` belongs to."""
+    return frozenset(g for t in tools for g in t.groups)
+
+
+def _state_names(tools: Iterable[Tool]) -> frozenset[str]:
+    """Every state one of ``tools`` names (``state`` or ``available_in_states``, not ``*``)."""
+    states: set[str] = set()
+    for tool in tools:
+        if tool.state:
+            states.add(tool.state)
+        states.update(s for s in tool.available_in_states or () if s != "*")
+    return frozenset(states)

@@ -1,0 +1,156 @@
+"""Loading a project: walk its folder and read each file with the loader the format table picks.
+
+One module per input format; ``registry.FORMATS`` says which one reads a file.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import os
+from pathlib import Path
+
+from ...errors import DefinitionError, Problem
+from ..base import manifest
+from ..base.definitions import Definitions
+from ..base.formats import FORMATS, Registry
+from ..base.source import SourceFile
+from ..claude_code import loader as claudecode
+
+__all__ = ["LAYOUTS", "Definitions", "layout_preset", "load_definitions"]
+
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
+              ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist"}
+#: Hidden folders of agent tools, walked although hidden (the format table adds those its
+#: path rules name).
+_HIDDEN_OK = frozenset({".claude", ".vscode", ".cursor"})
+#: The folders by which a project's layout shows its system (SPEC section 3, last bullets):
+#: (folder, what inside it marks the system's own files, the preset that reads them).
+#: One table for every system, so two layouts in one folder are seen as ambiguous.
+LAYOUTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (".claude", ("agents", "settings.json", "settings.local.json"), "claude-code"),
+    # a Claude Code plugin (plugin.json) or plugin marketplace (marketplace.json)
+    (".claude-plugin", ("plugin.json", "marketplace.json"), "claude-code"),
+    (".work-agent", ("agents", "tools"), "work-agent"),
+)
+
+
+def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """The preset a project folder's layout shows unambiguously, and why; else None.
+
+    A folder holding ``.work-agent/`` (with its ``agents/`` or ``tools/``) is a work-agent
+    project; one holding ``.claude/`` (with ``agents/`` or settings) a Claude Code one. The
+    folder itself may be the system's (``tk.load("repo/.work-agent")``). No layout, or
+    more than one: None (the caller falls back to ``strict``).
+
+    >>> layout_preset("/nonexistent") is None
+    True
+    """
+    root = Path(path)
+    if not root.is_dir():
+        return claudecode.enclosing_layout(root) if root.exists() else None
+    found = []
+    for folder, marks, preset in LAYOUTS:
+        base = root if root.name == folder else root / folder
+        if any((base / mark).exists() for mark in marks):
+            shown = str(root) if base == root else f"{folder}/"
+            found.append((preset, f"the project folder {'is' if base == root else 'holds'} "
+                                  f"{shown} (the {preset} layout)"))
+    if not found:
+        return claudecode.enclosing_layout(root)  # a folder inside .claude/ or a plugin
+    return found[0] if len({preset for preset, _ in found}) == 1 else None
+
+
+def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMATS
+                     ) -> Definitions:
+    """Read a project folder (or one file) into ``Definitions``.
+
+    A single file's first error is raised at once; in a folder every file is
+    read and its errors recorded in ``defs.problems`` (``Policy`` raises them
+    together with the rule errors it finds). ``formats`` is the table of formats
+    to read (default: every format toolkit knows).
+    """
+    root = Path(path)
+    if not root.exists():
+        raise DefinitionError(f"no such file or folder: {root}; pass a project folder or a "
+                              "definition file", file=str(root))
+    defs = Definitions(root=str(root), layout=layout_preset(root))
+    if root.is_file():
+        formats.load(SourceFile.at(root), defs, explicit=True)
+        _add_system_tools(defs)
+        defs.raise_errors()
+        return defs
+    files = _discover(root, formats)
+    manifest_file = next((root / n for n in manifest.NAMES if (root / n).is_file()), None)
+    manifest_ok = True
+    if manifest_file is not None:
+        manifest_ok = _read(_source(manifest_file, root), defs, formats, explicit=True)
+        listed = _manifest_files(root, defs, formats)
+        files = [f for f in (files if listed is None else listed) if f != manifest_file]
+    for f in files:
+        _read(_source(f, root), defs, formats, explicit=False)
+    _add_system_tools(defs)
+    if not manifest_ok:
+        defs.raise_errors()  # without its preset, rule checks would report misleading errors
+    return defs
+
+
+def _source(path: Path, root: Path) -> SourceFile:
+    """The file as the format table sees it. Given a system's own folder as the project
+    (``repo/.work-agent``), paths are matched as from the folder holding it, so that
+    system's layout rules (``.work-agent/agents/*/agent.json``) still apply."""
+    file = SourceFile.at(path, root)
+    if root.name in {folder for folder, _, _ in LAYOUTS} and file.place == file.display:
+        file.place = f"{root.name}/{file.place}"
+    return file
+
+
+def _add_system_tools(defs: Definitions) -> None:
+    """The tools the layout's system brings (Claude Code's built-ins), once the files declared
+    theirs: a project resolves against them without a registry file."""
+    if defs.layout is not None and defs.layout[0] == "claude-code":
+        claudecode.add_builtins(defs)
+
+
+def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:
+    """Read one file; its errors are recorded, so every problem is reported at once."""
+    try:
+        formats.load(file, defs, explicit=explicit)
+    except DefinitionError as exc:
+        defs.problems.extend(exc.problems)
+        return False
+    return True
+
+
+def _discover(root: Path, formats: Registry) -> list[Path]:
+    """Every file under ``root`` some format reads, in a stable order."""
+    hidden_ok = _HIDDEN_OK | formats.hidden_names
+    suffixes = formats.suffixes
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
+                             and (not d.startswith(".") or d in hidden_ok))
+        found.extend(Path(dirpath) / name for name in sorted(filenames)
+                     if name.endswith(suffixes)
+                     and (not name.startswith(".") or name in hidden_ok))
+    return found
+
+
+def _manifest_files(root: Path, defs: Definitions, formats: Registry) -> list[Path] | None:
+    """The files the manifest's ``agents``/``tools``/``servers``/``groups`` globs list, if any."""
+    keys = ("agents", "tools", "servers", "groups")
+    if not any(k in defs.settings for k in keys):
+        return None
+    files: list[Path] = []
+    src = defs.manifest
+    for key in keys:
+        for i, pattern in enumerate(defs.settings.get(key, [])):
+            matches = sorted(globlib.glob(str(root / pattern), recursive=True))
+            if not matches:
+                defs.error(Problem(defs.settings.get("_file"),
+                                   src.line((key, i)) if src is not None else None,
+                                   f"{key}: {pattern!r} matches no file under {root}; fix "
+                                   "the path or remove it"))
+            for m in matches:
+                p = Path(m)
+                files.extend(_discover(p, formats) if p.is_dir() else [p])
+    return files
