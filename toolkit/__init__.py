@@ -76,7 +76,7 @@ _LAZY = {
     "Tool": "toolkit.core.models",
     "User": "toolkit.core.models",
     "Preset": "toolkit.core.presets",
-    "PRESETS": "toolkit.core.presets",
+    "PRESETS": "toolkit.systems.registry",
     "replay": "toolkit.analysis.replay",
     "Replay": "toolkit.analysis.replay",
     "diff": "toolkit.analysis.diff",
@@ -88,10 +88,11 @@ if TYPE_CHECKING:
     from .analysis.replay import Replay, replay
     from .core.decision import Decision, Effect, Reason
     from .core.models import AgentDefinition, Rule, Tool, User
-    from .core.presets import PRESETS, Preset
+    from .core.presets import Preset
     from .core.resolve import Resolution
     from .runtime.project import Project, load
     from .runtime.session import Session
+    from .systems.registry import PRESETS
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -7,6 +7,7 @@ and what to do about it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ __all__ = [
     "ToolTimeoutError",
     "ToolkitError",
     "UnknownAgentError",
+    "nearest_names",
     "where",
 ]
 
@@ -35,6 +37,20 @@ def where(file: str | os.PathLike[str] | None, line: int | None) -> str:
     ('agents/a.md:3', 'tools.yaml')
     """
     return str(file) if line is None else f"{file}:{line}"
+
+
+def nearest_names(name: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean: a, b?"`` with the (up to three) nearest candidates, or ``""``.
+
+    The one place a name's near misses are spelt out (the command line and the magics).
+
+    >>> nearest_names("raed_file", ["read_file", "write_file"])
+    '; did you mean: read_file, write_file?'
+    """
+    from difflib import get_close_matches
+
+    nearest = get_close_matches(name, list(candidates), n=3)
+    return f"; did you mean: {', '.join(nearest)}?" if nearest else ""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ runtime's ``Project`` adds servers and sessions on top of it.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from .core.explain import explain
 from .core.incremental import added_grant, merge_grant
 from .core.models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
 from .core.pool import ToolPool
-from .core.presets import PRESETS, Preset, get_preset
+from .core.presets import Preset, all_presets, get_preset
 from .core.resolve import (
     Grant,
     Lineage,
@@ -28,18 +29,22 @@ from .core.resolve import (
     follow_aliases,
     resolve_request,
 )
-from .errors import DefinitionError, Problem, SpawnError, UnknownAgentError, where
-from .systems.base import frontmatter
-from .systems.base.layers import Layers
-from .systems.claude_code import loader as claudecode
-from .systems.claude_code.permissions.engine import ClaudePermissions
-from .systems.claude_code.permissions.settings import Settings
-from .systems.load import Definitions
+from .errors import (
+    DefinitionError,
+    Problem,
+    SpawnError,
+    UnknownAgentError,
+    nearest_names,
+    where,
+)
+from .systems import registry
+from .systems.base.system import PermissionEngine
+from .systems.load import Definitions, load_definitions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Policy", "choose_preset"]
+__all__ = ["Policy", "choose_preset", "load_policy"]
 
 
 class HasLineage(Protocol):
@@ -131,7 +136,7 @@ class Policy:
     """Definitions + pool + preset: resolve, explain and tabulate tool access."""
 
     def __init__(self, defs: Definitions, preset: str | Preset | None = None,
-                 permissions: Settings | None = None) -> None:
+                 engine: PermissionEngine | None = None) -> None:
         self.definitions = defs
         self.root = defs.root
         self._preset_name, self.preset_reason = choose_preset(defs, preset)
@@ -159,15 +164,16 @@ class Policy:
         # Warnings about one pool (grants', the group map's) -> the pool version they are
         # about: once servers connect, those about the earlier pool are no longer shown.
         self._pool_problems: dict[Problem, int] = {}
-        #: Claude Code's settings layers (None: not a Claude Code project; see check_call)
-        self.claude = ClaudePermissions(permissions) if permissions is not None else None
+        #: the project's permission engine: its runtime's settings layers, rule grammar and
+        #: evaluation (None: no settings were found; see check_call)
+        self.engine = engine
         self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
-        if self.claude is not None:
-            self._problems.update(dict.fromkeys(self.claude.settings.problems))
-            self._reject_mcp_servers(self.claude)
+        if self.engine is not None:
+            self._problems.update(dict.fromkeys(self.engine.problems))
+            self._reject_mcp_servers(self.engine)
         self.pool = self._build_pool()
-        if self.claude is not None:
-            self._rules = self._with_settings_rules(self.claude)
+        if self.engine is not None:
+            self._rules = self._with_settings_rules(self.engine)
         self._validate()
 
     # -- what the project holds ---------------------------------------------------------------
@@ -345,11 +351,8 @@ class Policy:
         ('helper', ['text-completion'])
         """
         if isinstance(definition, str):
-            # in a Claude Code project (its layout), read as Claude Code reads .claude/agents
-            layout = self.definitions.layout
-            read = claudecode.read_agent if layout and layout[0] == "claude-code" else (
-                frontmatter.read_agent)
-            definition = read(definition, file)
+            # read as the project's system reads its agent files (Claude Code's .claude/agents)
+            definition = registry.read_agent(self.definitions.layout)(definition, file)
         name = definition.name
         agents = self.definitions.agents
         previous = agents.get(name)
@@ -481,10 +484,10 @@ class Policy:
             grant = self.child_grant(agent, lineage, preset)
         resolution = resolve_request(grant, group_set, state,
                                      self.request_warnings(group_set, state))
-        if self.claude is None:
+        if self.engine is None:
             return resolution
         arguments = self._argument_rules(agent)
-        verdicts = {tool: self.claude.conditional_verdict(v) if tool in arguments else v
+        verdicts = {tool: self.engine.conditional_verdict(v) if tool in arguments else v
                     for tool, v in resolution.verdicts.items()}
         return replace(resolution, verdicts=verdicts)
 
@@ -498,9 +501,9 @@ class Policy:
                                     [state] if given_state is not None else [])
         decision = explain(self.grant(agent, preset, lineage), tool, group_set, state,
                            tuple(notes))
-        if self.claude is not None and decision.canonical is not None:
+        if self.engine is not None and decision.canonical is not None:
             rules = self._argument_rules(agent).get(decision.canonical, ())
-            decision = self.claude.conditional(decision, rules)
+            decision = self.engine.conditional(decision, rules)
         return decision
 
     def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
@@ -623,7 +626,7 @@ class Policy:
         """Cells where presets disagree: one row per (tool, agent), a column per preset."""
         import pandas as pd
 
-        names = list(presets) if presets is not None else list(PRESETS)
+        names = list(presets) if presets is not None else list(all_presets())
         usable = []
         for p in names:
             try:
@@ -639,12 +642,15 @@ class Policy:
         differs = long.nunique(axis=1) > 1
         return long[differs]
 
-    # -- Claude Code permissions (SPEC section 11) ----------------------------------------------
+    # -- argument-level permissions (SPEC section 11) ------------------------------------------
 
     def check_call(self, tool: str, args: Mapping[str, Any] | None = None,
                    agent: str | None = None, mode: str | None = None, cwd: str | None = None,
                    hook: str | None = None) -> Decision:
-        """What Claude Code would do with this call, and exactly why (a what-if, offline).
+        """What the runtime would do with this call, and exactly why (a what-if, offline).
+
+        The project's permission engine answers (Claude Code's: its settings layers); a
+        project without settings is asked about as one with none.
 
         ``agent=None`` is the main conversation; a subagent's name applies its
         ``tools`` / ``disallowedTools`` / ``permissionMode`` front matter too. ``mode``
@@ -663,23 +669,33 @@ class Policy:
         >>> d.effect.value, d.reason.value, d.rule.text, d.rule.where
         ('explicit-deny', 'agent-tools', 'Bash', '.claude/agents/generalist.md:4')
         """
-        claude = self._claude()
+        engine = self._engine()
         definition = self.agent(agent) if agent is not None else None
-        return claude.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
+        return engine.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
                                  known=lambda name: self.pool.index.lookup(name) is not None)
+
+    def unknown_tool(self, name: str) -> str:
+        """``"no tool 'x' in the project; did you mean: y?"`` (the nearest names, if any)."""
+        return f"no tool {name!r} in the project{nearest_names(name, self.tools)}"
+
+    def call_arguments(self, tool: str, text: str) -> dict[str, Any]:
+        """A call's arguments as written on a command line (a JSON object, or the value of
+        the tool's main field: a shell command, a path, a URL), read by the project's engine;
+        ``ValueError`` says what is wrong."""
+        return self._engine().call_arguments(tool, text)
 
     @property
     def permissions(self) -> pd.DataFrame:
         """Every permission rule: text, kind, tool, spec, layer, file, line, agent, status,
         warnings (settings layers first, then each subagent's front matter)."""
-        return self._claude().frame(self.definitions.agents.values())
+        return self._engine().frame(self.definitions.agents.values())
 
     def inheritance_gaps(self) -> pd.DataFrame:
         """Per subagent: settings deny / ask rules its tools could get around when a runtime
         does not apply settings to subagents, and its ``Agent(a, b)`` spawn lists."""
         import pandas as pd
 
-        rows = self._claude().gaps(self.definitions.agents.values())
+        rows = self._engine().gaps(self.definitions.agents.values())
         frame = pd.DataFrame(rows, columns=["agent", "rule", "kind", "layer", "file", "line",
                                             "tool", "granted_by", "note"])
         return frame.astype({"line": "Int64"})
@@ -689,21 +705,29 @@ class Policy:
         """Project ``.mcp.json`` servers: approved, rejected (not connected) or pending."""
         import pandas as pd
 
-        found = self._claude().approvals(self.definitions.servers)
+        found = self._engine().approvals(self.definitions.servers)
         return pd.DataFrame([{"server": a.server, "status": a.status, "setting": a.detail,
                               "layer": a.rule.layer, "file": a.rule.file, "line": a.rule.line}
                              for a in found],
                             columns=["server", "status", "setting", "layer", "file", "line"]
                             ).astype({"line": "Int64"})
 
-    def _claude(self) -> ClaudePermissions:
-        if self.claude is None:  # not a Claude Code project: no settings, every rule absent
-            self.claude = ClaudePermissions(Settings(str(self.root), None, Layers(), ()))
-        return self.claude
+    @property
+    def claude(self) -> PermissionEngine | None:
+        """Deprecated: use ``engine`` (the project's permission engine, Claude Code's or not)."""
+        warnings.warn("Policy.claude is deprecated; use Policy.engine", DeprecationWarning,
+                      stacklevel=2)
+        return self.engine
 
-    def _reject_mcp_servers(self, claude: ClaudePermissions) -> None:
-        """disabledMcpjsonServers: "Claude Code never connects them or asks you to approve"."""
-        for approval in claude.approvals(self._servers):
+    def _engine(self) -> PermissionEngine:
+        if self.engine is None:  # no settings: ask as a project whose every rule is absent
+            self.engine = registry.empty_engine(str(self.root))
+        return self.engine
+
+    def _reject_mcp_servers(self, engine: PermissionEngine) -> None:
+        """Servers the settings reject (Claude Code's disabledMcpjsonServers: "never connects
+        them or asks you to approve") are not connected."""
+        for approval in engine.approvals(self._servers):
             if approval.status == "rejected":
                 del self._servers[approval.server]
                 self._problems[Problem(approval.rule.file, approval.rule.line,
@@ -711,32 +735,32 @@ class Policy:
                                        f"rejected ({approval.detail}); it is not connected",
                                        "warning")] = None
 
-    def _with_settings_rules(self, claude: ClaudePermissions) -> ProjectRules:
+    def _with_settings_rules(self, engine: PermissionEngine) -> ProjectRules:
         """The project rules plus the settings' bare deny / ask rules (name level)."""
         def known(name: str) -> bool:
             return self.pool.index.lookup(name) is not None
 
         return ProjectRules(
-            deny=(*self._rules.deny, *claude.name_rules("deny", known, self._servers)),
-            ask=(*self._rules.ask, *claude.name_rules("ask", known, self._servers)),
+            deny=(*self._rules.deny, *engine.name_rules("deny", known, self._servers)),
+            ask=(*self._rules.ask, *engine.name_rules("ask", known, self._servers)),
             aliases=self._rules.aliases)
 
     def _argument_rules(self, agent: str | None) -> dict[str, tuple[Any, ...]]:
         """Pool tool -> the argument rules deciding its calls for ``agent`` (cached)."""
-        if self.claude is None:
+        if self.engine is None:
             return {}
         key = (agent, self.pool.version)
         found = self._argument_cache.get(key)
         if found is None:
             definition = self.definitions.agents.get(agent) if agent is not None else None
-            found = self.claude.argument_rules(definition, self.pool.index.lookup)
+            found = self.engine.argument_rules(definition, self.pool.index.lookup)
             self._argument_cache[key] = found
         return found
 
     def _conditional_cells(self, frame: pd.DataFrame, granted: tuple[str, str]
                            ) -> pd.DataFrame:
         """Granted cells of tools whose calls depend on arguments read ``conditional``."""
-        if self.claude is None or frame.empty:
+        if self.engine is None or frame.empty:
             return frame
         agents = frame.columns.get_level_values("agent")
         for agent in dict.fromkeys(agents):
@@ -796,3 +820,10 @@ def _state_names(tools: Iterable[Tool]) -> frozenset[str]:
             states.add(tool.state)
         states.update(s for s in tool.available_in_states or () if s != "*")
     return frozenset(states)
+
+
+def load_policy(path: str | os.PathLike[str], preset: str | Preset | None = None,
+                **options: Any) -> Policy:
+    """The project at ``path`` with its permission engine (``options``: the engine's, such as
+    Claude Code's ``home=``, ``managed=``, ``cli=``)."""
+    return Policy(load_definitions(path), preset, registry.engine_for(path, **options))

@@ -16,9 +16,10 @@ import pytest
 
 from toolkit.core.models import Tool
 from toolkit.errors import DefinitionError
-from toolkit.systems.base.formats import FORMATS, Format, by_data
+from toolkit.systems.base.formats import Format, by_data
 from toolkit.systems.base.source import SourceFile
 from toolkit.systems.load import Definitions, load_definitions
+from toolkit.systems.registry import FORMATS
 
 Write = Callable[..., Path]
 EXAMPLES = Path(__file__).parents[2] / "toolkit" / "examples"
@@ -178,7 +179,8 @@ def test_registering_a_row_makes_a_new_format_load(write: Write) -> None:
         ".toolbox/tools/search/tool.json", 2)
     assert defs.tools["summarize"].line == 2
     assert defs.problems == []
-    assert [f.name for f in formats.formats][-3:] == ["tool-list", "group-map", "tool-json"]
+    # a new row goes before the broad fallback rows (group-map), which stay last
+    assert [f.name for f in formats.formats][-3:] == ["tool-json", "tool-list", "group-map"]
     assert "tool-json" not in {f.name for f in FORMATS.formats}  # the shipped table is untouched
 
 

@@ -12,9 +12,7 @@ from ..core.models import DEFAULT_STATE
 from ..core.pool import glob_match
 from ..core.presets import Preset
 from ..errors import DefinitionError, Problem
-from ..policy import Policy
-from ..systems.claude_code.permissions.settings import project_settings
-from ..systems.load import load_definitions
+from ..policy import Policy, load_policy
 from .risk import risk_problems
 
 __all__ = ["check_project", "checked_policy", "guideline_problems", "server_problems",
@@ -24,9 +22,10 @@ __all__ = ["check_project", "checked_policy", "guideline_problems", "server_prob
 def check_project(path: str, preset: str | Preset | None = None) -> tuple[list[Problem], bool]:
     """(problems, ok): errors and warnings of the project at ``path``.
 
-    A Claude Code project's settings layers are read too: a malformed settings file is an
-    error, a skipped rule a warning, and so is each subagent whose tools get around settings
-    deny / ask rules when a runtime does not apply settings to subagents.
+    The project's permission settings (a Claude Code project's layers) are read too: a
+    malformed settings file is an error, a skipped rule a warning, and so is each subagent
+    whose tools get around settings deny / ask rules when a runtime does not apply settings
+    to subagents.
     """
     problems, ok, _policy = checked_policy(path, preset)
     return problems, ok
@@ -37,13 +36,13 @@ def checked_policy(path: str, preset: str | Preset | None = None
     """:func:`check_project` plus the policy it checked (None when the definitions are
     broken), so a caller can say which preset governs the project and why."""
     try:
-        policy = Policy(load_definitions(path), preset, permissions=project_settings(path))
+        policy = load_policy(path, preset)
     except DefinitionError as exc:
         return list(exc.problems), False, None
     problems = [*policy.warnings, *guideline_problems(policy), *state_problems(policy),
                 *server_problems(policy), *risk_problems(policy)]
-    if policy.claude is not None:
-        problems += policy.claude.gap_problems(policy.agents.values())
+    if policy.engine is not None:
+        problems += policy.engine.gap_problems(policy.agents.values())
     return problems, True, policy
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Effect, Reason, decide
-from ..core.models import DEFAULT_GROUPS, groups_label
-from .replay import rule_label
+from ..core.matrix import matrix_columns
+from ..core.models import DEFAULT_GROUPS, groups_label, rule_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,11 +49,9 @@ def more_permissive(before: str | None, after: str | None) -> bool:
 def _as_policy(value: Any) -> Policy:
     """A project given as a path is loaded (a Claude Code project with its settings layers)."""
     if isinstance(value, (str, os.PathLike)):
-        from ..policy import Policy
-        from ..systems.claude_code.permissions.settings import project_settings
-        from ..systems.load import load_definitions
+        from ..policy import load_policy
 
-        return Policy(load_definitions(value), permissions=project_settings(value))
+        return load_policy(value)
     return value  # type: ignore[no-any-return]
 
 
@@ -137,7 +135,7 @@ class PolicyDiff:
                 warnings.simplefilter("ignore", UserWarning)
                 frame = policy.effects(agents=present, groups=self.groups, states=self.states)
             frame.columns = pd.MultiIndex.from_tuples(
-                _triples(frame, present, self.groups, self.states))
+                matrix_columns(frame, present, self.groups, self.states))
             grid.update(frame.reindex(index=grid.index, columns=index))
         values = grid.to_numpy(dtype=object, copy=True)
         missing = np.array([a not in policy.agents for a, _, _ in columns], dtype=bool)
@@ -203,27 +201,10 @@ class PolicyDiff:
         return f"<PolicyDiff {self.summary()}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.reports import diff_html
+        from ..core.display import html
 
         text = self.summary()
         if len(self.changes):
             text += "\n" + self.changes[["agent", "tool", "context", "before", "after"]
                                         ].to_string(index=False)
-        return {"text/plain": text, "text/html": diff_html(self)}
-
-
-def _triples(frame: pd.DataFrame, agents: list[str], groups: Iterable[tuple[str, ...]],
-             states: list[str]) -> list[tuple[str, str, str]]:
-    """A matrix frame's columns as full (agent, groups label, state) triples.
-
-    The matrix drops column levels with a single value; they are put back here.
-    """
-    labels = [groups_label(g) for g in groups]
-    names = list(frame.columns.names)
-    out = []
-    for column in frame.columns:
-        values = column if isinstance(column, tuple) else (column,)
-        level = dict(zip(names, values, strict=True))
-        out.append((str(level.get("agent", agents[0])), str(level.get("groups", labels[0])),
-                    str(level.get("state", states[0]))))
-    return out
+        return {"text/plain": text, "text/html": html(self)}

@@ -221,10 +221,10 @@ class LockReport:
         return f"<LockReport {self.path}: {'ok' if self.ok else f'{len(self.entries)} change(s)'}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.reports import lock_html
+        from ..core.display import html
 
         text = "\n".join(self.lines()) or f"{self.path}: every locked tool matches"
-        return {"text/plain": text, "text/html": lock_html(self)}
+        return {"text/plain": text, "text/html": html(self)}
 
 
 def compare(entries: Iterable[LockEntry], servers: Mapping[str, Iterable[Tool] | None],

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Decision, Effect
-from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, NO_RULE, Rule, groups_label
+from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, NO_RULE, Rule, groups_label, rule_label
 from ..core.resolve import Lineage
 from ..errors import UnknownAgentError
 from .replay_names import Coded, NameLevel
-from .transcripts import CallLog, SessionInfo, read_calls
+from .transcripts import EXECUTED, MAIN, CallLog, SessionInfo, executed, read_calls
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,40 +35,11 @@ if TYPE_CHECKING:
 
 __all__ = ["EXECUTED", "MAIN", "Replay", "evaluate", "executed", "mapped", "replay", "rule_label"]
 
-#: How a call of the main conversation (not a subagent) is labelled when no ``main=`` is given.
-MAIN = "(main)"
 #: The columns of ``Replay.calls``.
 CALL_COLUMNS = ("time", "session", "agent", "tool", "args", "effect", "reason", "rule", "file",
                 "line", "observed", "groups", "state", "canonical", "source")
 _NOT_ALLOWED = (Effect.ASK.value, Effect.DENY.value, Effect.IMPLICIT_DENY.value)
-#: The observed outcomes of a call that executed: it ran, or it ran and failed (``error``:
-#: an error that is not a denial). ``denied`` did not run; None (outcome lost) is neither.
-EXECUTED = ("ran", "error")
-
-
-def executed(observed: pd.Series) -> pd.Series:
-    """Which logged calls executed, from their ``observed`` column (see :data:`EXECUTED`):
-    what ``regressions`` and ``suggest()`` both count as "ran".
-
-    >>> import pandas as pd
-    >>> executed(pd.Series(["ran", "error", "denied", None])).tolist()
-    [True, True, False, False]
-    """
-    return observed.astype(object).isin(EXECUTED)
 RULE_COLUMNS = ("agent", "kind", "rule", "layer", "file", "line", "hits", "decisive", "status")
-
-
-def rule_label(rule: Rule) -> str:
-    """A rule as its file writes it: ``entities_*``, ``Bash(npm test:*)``, ``groups: a,b``."""
-    if rule.kind == "group":
-        return f"groups: {rule.pattern}"
-    if rule.kind == "state":
-        return f"available_in_states: {rule.pattern}"
-    if rule.kind == "auto-approve" and rule.pattern is None:
-        return "autoApprove"
-    if rule.pattern is None or rule.kind == "none":
-        return ""
-    return f"{rule.pattern}({rule.spec})" if rule.spec is not None else str(rule.pattern)
 
 
 @dataclass(frozen=True)
@@ -129,12 +100,12 @@ def _engine(proj: Policy, arguments: bool | None) -> Callable[..., Decision] | N
     """Claude Code's argument-level ``check_call``, when the project has it and it is wanted.
 
     By default (``arguments=None``) it is used for a Claude Code project (one
-    whose settings layers were read: ``proj.claude``), never for the others.
+    whose settings layers were read: ``proj.engine``), never for the others.
     """
     check = getattr(proj, "check_call", None)
     if arguments is False or not callable(check):
         return None
-    if arguments is None and getattr(proj, "claude", None) is None:
+    if arguments is None and getattr(proj, "engine", None) is None:
         return None
     return check  # type: ignore[no-any-return]
 
@@ -639,6 +610,6 @@ class Replay:
         return f"<Replay {len(self.calls)} calls, {len(self.regressions)} regressions>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.reports import replay_html
+        from ..core.display import html
 
-        return {"text/plain": self.summary(), "text/html": replay_html(self)}
+        return {"text/plain": self.summary(), "text/html": html(self)}

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Effect, Reason, Verdict, decide, effect_of_label
 from ..core.explain import explain
+from ..core.matrix import matrix_columns
 from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, Rule, groups_label
 
 if TYPE_CHECKING:
     from ..core.resolve import Grant, Lineage, Resolution
     from ..policy import Policy
 
-__all__ = ["Answer", "Coded", "NameLevel", "matrix_columns"]
+__all__ = ["Answer", "Coded", "NameLevel"]
 
 #: (verdict, deciding rule, canonical name); a None verdict: the agent is not the project's.
 Answer = tuple[Verdict | None, Rule | None, str | None]
@@ -86,23 +87,6 @@ class Coded:
 
     def __len__(self) -> int:
         return len(self.codes)
-
-
-def matrix_columns(frame: Any, agents: Sequence[str], group_sets: Sequence[tuple[str, ...]],
-                   states: Sequence[str]) -> list[tuple[str, str, str]]:
-    """A matrix frame's columns as full (agent, groups label, state) triples.
-
-    The matrix drops column levels that have a single value; they are put back here.
-    """
-    labels = [groups_label(g) for g in group_sets]
-    names = list(frame.columns.names)
-    out = []
-    for column in frame.columns:
-        values = column if isinstance(column, tuple) else (column,)
-        level = dict(zip(names, values, strict=True))
-        out.append((str(level.get("agent", agents[0])), str(level.get("groups", labels[0])),
-                    str(level.get("state", states[0]))))
-    return out
 
 
 class NameLevel:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.models import DEFAULT_STATE, Tool
 from ..core.pool import glob_match
 from ..core.resolve import Lineage
 from ..errors import DefinitionError, Problem
+from ..systems import registry
+from ..systems.base.risks import ALL, LEGS, READ, RISKS, WEB, WRITE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,39 +42,40 @@ if TYPE_CHECKING:
 __all__ = ["LEGS", "RISKS", "AgentRisk", "agent_risks", "classify", "risk_frame",
            "risk_problems", "tool_risk_frame", "tool_risks"]
 
-RISKS = ("reads_private", "untrusted_input", "sends_out", "destructive")
-#: The three legs of the lethal trifecta.
-LEGS = ("reads_private", "untrusted_input", "sends_out")
 _LEG_WORDS = {"reads_private": "private data", "untrusted_input": "untrusted content",
               "sends_out": "a way out"}
-_ALL = frozenset(RISKS)
-_WEB = frozenset({"untrusted_input", "sends_out"})
-_READ = frozenset({"reads_private"})
-_WRITE = frozenset({"destructive"})
-
-#: Built-in tools of Claude Code, work-agent, adh-cli and the native runtimes.
-BUILTIN_RISKS: Mapping[str, frozenset[str]] = {
-    **dict.fromkeys(("Read", "Grep", "Glob", "LS"), _READ),
-    **dict.fromkeys(("WebFetch", "WebSearch"), _WEB),
-    **dict.fromkeys(("Bash", "PowerShell"), _ALL),
-    **dict.fromkeys(("Edit", "Write", "MultiEdit", "NotebookEdit"), _WRITE),
-    "fs_read": _READ, "fs_write": _WRITE, "shell_exec": _ALL,
-    **dict.fromkeys(("read_file", "list_directory", "get_file_info"), _READ),
-    "execute_command": _ALL,
-    **dict.fromkeys(("google_search", "google_url_context"), _WEB),
+#: toolkit's own built-ins (SPEC section 7) and other runtimes' native tools; each agent
+#: system adds its own built-ins' risks (``toolkit.systems.registry.risks``).
+_OWN_RISKS: Mapping[str, frozenset[str]] = {
+    "fs_read": READ, "fs_write": WRITE, "shell_exec": ALL,
+    **dict.fromkeys(("google_search", "google_url_context"), WEB),
 }
+
+
+def builtin_risks() -> Mapping[str, frozenset[str]]:
+    """Built-in tool -> risk classes: toolkit's own and every agent system's."""
+    systems = registry.risks()
+    if _cache.get("key") != len(systems):
+        _cache["key"], _cache["risks"] = len(systems), {**_OWN_RISKS, **systems}
+    risks: Mapping[str, frozenset[str]] = _cache["risks"]
+    return risks
+
+
+_cache: dict[str, Any] = {}
 
 
 def classify(tool: Tool) -> frozenset[str]:
     """The risk classes of one tool, from its known behaviour or its MCP annotations."""
-    if tool.server is None and tool.binding is None and tool.name in BUILTIN_RISKS:
-        return BUILTIN_RISKS[tool.name]
+    own = tool.server is None and tool.binding is None
+    known = builtin_risks().get(tool.name) if own else None
+    if known is not None:
+        return known
     hints = tool.annotations or {}
     found: set[str] = set()
     if hints.get("openWorldHint") is True:
-        found |= _WEB
+        found |= WEB
     if hints.get("destructiveHint") is True and hints.get("readOnlyHint") is not True:
-        found |= _WRITE
+        found |= WRITE
     return frozenset(found)
 
 

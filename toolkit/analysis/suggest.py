@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .replay import MAIN, executed, rule_label
+from ..core.models import rule_label
+from .transcripts import MAIN, executed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,7 +75,7 @@ def suggest(proj: Policy, calls: pd.DataFrame) -> pd.DataFrame:
 
 def _is_claude(proj: Policy) -> bool:
     """A Claude Code project: settings layers read, or the claude-code preset."""
-    return getattr(proj, "claude", None) is not None or proj.preset.name == "claude-code"
+    return getattr(proj, "engine", None) is not None or proj.preset.name == "claude-code"
 
 
 def _diff_rows(agent: str, field: str, needed: Counter[str], today: list[str]

@@ -2,25 +2,16 @@
 
 Three kinds of log are read, each recognised by its content, not its name:
 
-- **Claude Code transcripts** (``~/.claude/projects/<project>/<session>.jsonl``): a call
-  is a ``tool_use`` block (``id``, ``name``, ``input``) of an ``assistant`` line; its
-  result is the ``tool_result`` block with the same ``tool_use_id`` in a later ``user``
-  line (``is_error`` for failures; a permission denial's text starts "Permission to
-  use", or says the user "doesn't want to proceed", or "haven't granted it yet").
-  Subagents write ``<session>/subagents/agent-<id>.jsonl`` (every line
-  ``isSidechain: true`` with an ``agentId``); older versions wrote sidechain lines
-  into the session file. A subagent's calls are attributed to its type: the
-  ``subagent_type`` of the Agent (or Task) call whose result names its ``agentId``,
-  else its ``agent-<id>.meta.json`` ``agentType``, else ``agent-<id>``.
+- **agent systems' transcripts**, each read by its system's reader (the registry's
+  ``transcript_readers``): Claude Code's ``~/.claude/projects/<project>/<session>.jsonl``
+  with its subagents' files (``toolkit.systems.claude_code.transcript``).
 - **toolkit's own audit log** (``proj.audit_log.write_to(path)``): ``call`` events,
   denied approvals, and the ``resolve`` / ``spawn`` / ``transition`` events that say
   which session was whose child, in which state.
 - **call tables**: JSON Lines, CSV or a DataFrame with ``agent``, ``tool`` and
   optionally ``args``, ``groups``, ``state``, ``time``, ``session``, ``observed``.
 
-Only ``type``, ``message.content[].type``, ``tool_use_id``, ``is_error``,
-``isSidechain`` and ``agentId`` are relied on; other fields vary by Claude Code
-version. A line that cannot be read is a :class:`~toolkit.errors.Problem` with
+A line that cannot be read is a :class:`~toolkit.errors.Problem` with
 its file and line, never an exception: everything else in the file is kept.
 """
 
@@ -28,86 +19,46 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.models import parse_groups
-from ..errors import Problem
+from ..systems import registry
+from ..systems.base.calllog import COLUMNS, CallLog, SessionInfo, TranscriptReader
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "CallLog", "SessionInfo", "read_calls"]
+__all__ = ["COLUMNS", "EXECUTED", "MAIN", "CallLog", "SessionInfo", "executed", "read_calls"]
 
-#: The columns of a call log, one row per logged call.
-COLUMNS = ("time", "session", "agent", "tool", "args", "observed", "groups", "state", "cwd",
-           "source")
+#: How a call of the main conversation (not a subagent) is labelled when no ``main=`` is given.
+MAIN = "(main)"
+
+#: The observed outcomes of a call that executed: it ran, or it ran and failed (``error``:
+#: an error that is not a denial). ``denied`` did not run; None (outcome lost) is neither.
+EXECUTED = ("ran", "error")
+
+
+def executed(observed: pd.Series) -> pd.Series:
+    """Which logged calls executed, from their ``observed`` column (see :data:`EXECUTED`):
+    what ``regressions`` and ``suggest()`` both count as "ran".
+
+    >>> import pandas as pd
+    >>> executed(pd.Series(["ran", "error", "denied", None])).tolist()
+    [True, True, False, False]
+    """
+    return observed.astype(object).isin(EXECUTED)
+
 
 #: How problems name a DataFrame given as the log (its calls' ``source`` is the row number).
 FRAME = "<DataFrame>"
 #: What the log says happened to a call.
 OBSERVED = ("ran", "denied", "error")
 
-# How a permission denial reads in a Claude Code tool_result (SPEC section 12).
-_DENIAL_PREFIXES = ("Permission to use",)
-_DENIAL_PHRASES = ("doesn't want to proceed", "haven't granted it yet")
-# The trailer of an Agent (Task) tool's result: "agentId: a1b2c3d (...)".
-_AGENT_ID = re.compile(r"\bagentId:\s*([A-Za-z0-9_@.-]+)")
-_CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "queue-operation",
-                           "file-history-snapshot"})
-_LAUNCHERS = frozenset({"Agent", "Task"})
 _OUTCOMES = {"ran": "ran", "allowed": "ran", "ok": "ran", "success": "ran",
              "denied": "denied", "blocked": "denied", "refused": "denied",
              "error": "error", "failed": "error"}
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """A session of a toolkit audit log: its agent, and for a child its parent's session."""
-
-    agent: str
-    groups: tuple[str, ...] | None = None
-    state: str | None = None
-    parent: str | None = None  # the parent's session id
-    parent_state: str | None = None  # the parent's state when it spawned this session
-
-
-@dataclass
-class CallLog:
-    """Logged calls, column by column, plus the lines that could not be read."""
-
-    rows: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in COLUMNS})
-    tables: list[Any] = field(default_factory=list)  # call tables read column-wise (DataFrames)
-    problems: list[Problem] = field(default_factory=list)
-    sessions: dict[str, SessionInfo] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    kinds: set[str] = field(default_factory=set)  # claude-code, audit, calls
-
-    def add(self, **values: Any) -> None:
-        """Append one call (missing columns are None)."""
-        for column in COLUMNS:
-            self.rows[column].append(values.get(column))
-
-    def problem(self, file: str, line: int | None, message: str) -> None:
-        """Record a line that could not be read."""
-        self.problems.append(Problem(file, line, message, "warning"))
-
-    def __len__(self) -> int:
-        return len(self.rows["tool"]) + sum(len(t) for t in self.tables)
-
-    def frame(self) -> pd.DataFrame:
-        """The calls as a DataFrame (columns :data:`COLUMNS`), in the order they were read."""
-        import pandas as pd
-
-        parts = [t for t in self.tables if len(t)]
-        if self.rows["tool"] or not parts:
-            parts.insert(0, pd.DataFrame({c: pd.Series(self.rows[c], dtype=object)
-                                          for c in COLUMNS}))
-        out: pd.DataFrame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        return out
 
 
 def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> CallLog:
@@ -132,15 +83,16 @@ def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> Ca
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
     files = sorted(_log_files(path), key=_session_first) if path.is_dir() else [path]
     shown = Path(base) if base is not None else (path if path.is_dir() else path.parent)
-    claude = _ClaudeReader(log)
+    systems = {name: reader(log) for name, reader in registry.transcript_readers().items()}
     for file in files:
         display = _display(file, shown)
         log.files.append(display)
         if file.suffix == ".csv":
             _read_csv(file, display, log)
             continue
-        _read_jsonl(file, display, log, claude)
-    claude.finish()
+        _read_jsonl(file, display, log, systems)
+    for reader in systems.values():
+        reader.finish()
     return log
 
 
@@ -149,10 +101,11 @@ def _is_frame(source: Any) -> bool:
 
 
 def _log_files(folder: Path) -> Iterator[Path]:
-    """Every ``.jsonl`` (and ``.csv``) file below ``folder``; hidden folders other than
-    ``.claude`` are skipped."""
+    """Every ``.jsonl`` (and ``.csv``) file below ``folder``; hidden folders other than the
+    systems' own (``.claude``) are skipped."""
+    hidden = registry.hidden_folders()
     for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".") or d == ".claude"]
+        dirs[:] = [d for d in dirs if not d.startswith(".") or d in hidden]
         for name in names:
             if name.endswith((".jsonl", ".csv")):
                 yield Path(root) / name
@@ -201,189 +154,38 @@ class _LineReader(Protocol):
     def line(self, display: str, number: int, data: dict[str, Any]) -> None: ...
 
 
-def _read_jsonl(file: Path, display: str, log: CallLog, claude: _ClaudeReader) -> None:
+def _read_jsonl(file: Path, display: str, log: CallLog,
+                systems: Mapping[str, TranscriptReader]) -> None:
     lines = _lines(file, display, log)
     reader: _LineReader | None = None
     for number, data in lines:
         if reader is None:
-            kind = _kind(data)
+            kind = _kind(data, systems)
             if kind is None:
-                log.problem(display, number, "not a Claude Code transcript, toolkit audit log "
+                titles = " or ".join(registry.by_name(n).title for n in systems) or "an agent"
+                log.problem(display, number, f"not a {titles} transcript, toolkit audit log "
                                              "or call log (no 'type' + 'message', 'event' or "
                                              "'tool' key); file skipped")
                 return
             log.kinds.add(kind)
-            readers: dict[str, _LineReader] = {
-                "claude-code": claude, "audit": _AuditReader(log), "calls": _CallLineReader(log)}
-            reader = readers[kind]
-            if kind == "claude-code":
-                claude.file(file, display)
+            if kind in systems:
+                reader = systems[kind]
+                systems[kind].file(file, display)
+            else:
+                reader = _AuditReader(log) if kind == "audit" else _CallLineReader(log)
         reader.line(display, number, data)
 
 
-def _kind(data: Mapping[str, Any]) -> str | None:
-    """Which kind of log a line belongs to (None: none of ours)."""
+def _kind(data: Mapping[str, Any], systems: Mapping[str, TranscriptReader]) -> str | None:
+    """Which kind of log a line belongs to: audit, a system's name, calls (None: none)."""
     if "event" in data and ("agent_id" in data or "request_id" in data):
         return "audit"
-    if data.get("type") in _CLAUDE_TYPES and "tool" not in data:
-        return "claude-code"
+    found = next((name for name, reader in systems.items() if reader.claims(data)), None)
+    if found is not None:
+        return found
     if "tool" in data:
         return "calls"
     return None
-
-
-# -- Claude Code transcripts ----------------------------------------------------------------------
-
-@dataclass
-class _ClaudeCall:
-    time: Any
-    session: str
-    agent_id: str | None  # None: the main conversation; "" a sidechain without an id
-    tool: str
-    args: dict[str, Any]
-    tool_use_id: str | None
-    source: str
-    cwd: str | None = None
-
-
-class _ClaudeReader:
-    """Claude Code transcripts: calls are matched with results and subagents after all
-    files are read (a subagent's file and its launching call are in different files)."""
-
-    def __init__(self, log: CallLog) -> None:
-        self.log = log
-        self.calls: list[_ClaudeCall] = []
-        self.seen: set[str] = set()  # tool_use ids (a message may be written twice)
-        self.results: dict[str, str] = {}  # tool_use_id -> observed
-        self.launches: dict[str, str] = {}  # Agent tool_use_id -> subagent_type
-        self.agent_types: dict[str, str] = {}  # agentId -> subagent type
-        self.meta_types: dict[str, str] = {}  # agentId -> agentType of its .meta.json
-        self.file_agent: str | None = None
-        self.file_stem = ""
-
-    def file(self, path: Path, display: str) -> _ClaudeReader:
-        """Start reading ``path`` (a subagent's file names its agent id)."""
-        self.file_stem = path.stem
-        self.file_agent = None
-        if path.parent.name == "subagents" and path.stem.startswith("agent-"):
-            self.file_agent = path.stem.removeprefix("agent-")
-            self._read_meta(path.with_name(path.stem + ".meta.json"), display)
-        return self
-
-    def _read_meta(self, meta: Path, display: str) -> None:
-        if not meta.exists() or self.file_agent is None:
-            return
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            self.log.problem(str(Path(display).with_name(meta.name)), None,
-                             f"unreadable subagent metadata: {exc}")
-            return
-        kind = data.get("agentType") if isinstance(data, dict) else None
-        if isinstance(kind, str) and kind:
-            self.meta_types[self.file_agent] = kind
-
-    def line(self, display: str, number: int, data: dict[str, Any]) -> None:
-        """One transcript line: its tool_use blocks (assistant) or tool_result blocks (user)."""
-        kind = data.get("type")
-        if kind not in ("assistant", "user"):
-            return
-        message = data.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if kind == "assistant" and block.get("type") == "tool_use":
-                self._tool_use(display, number, data, block)
-            elif kind == "user" and block.get("type") == "tool_result":
-                self._tool_result(data, block)
-
-    def _agent_of(self, data: Mapping[str, Any]) -> str | None:
-        if self.file_agent is not None:
-            return self.file_agent
-        if data.get("isSidechain") is True:
-            agent = data.get("agentId")
-            return agent if isinstance(agent, str) else ""
-        return None
-
-    def _tool_use(self, display: str, number: int, data: Mapping[str, Any],
-                  block: Mapping[str, Any]) -> None:
-        name = block.get("name")
-        if not isinstance(name, str) or not name:
-            self.log.problem(display, number, "tool_use block without a name; call skipped")
-            return
-        use_id = block.get("id") if isinstance(block.get("id"), str) else None
-        if use_id is not None:
-            if use_id in self.seen:
-                return
-            self.seen.add(use_id)
-        args = block.get("input")
-        args = args if isinstance(args, dict) else {}
-        if name in _LAUNCHERS and use_id is not None and isinstance(args.get("subagent_type"),
-                                                                    str):
-            self.launches[use_id] = args["subagent_type"]
-        session = data.get("sessionId")
-        session = session if isinstance(session, str) and session else self.file_stem
-        cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
-        self.calls.append(_ClaudeCall(data.get("timestamp"), session, self._agent_of(data),
-                                      name, args, use_id, f"{display}:{number}", cwd))
-
-    def _tool_result(self, data: Mapping[str, Any], block: Mapping[str, Any]) -> None:
-        use_id = block.get("tool_use_id")
-        if not isinstance(use_id, str):
-            return
-        text = _text_of(block.get("content"))
-        if block.get("is_error") is True:
-            self.results[use_id] = "denied" if _is_denial(text) else "error"
-        else:
-            self.results.setdefault(use_id, "ran")
-        if use_id in self.launches:
-            found = _launched_agent(text, data.get("toolUseResult"))
-            if found is not None:
-                self.agent_types[found] = self.launches[use_id]
-
-    def finish(self) -> None:
-        """Attribute every call to its agent, with what happened to it, into the log."""
-        for call in self.calls:
-            agent_id = call.agent_id
-            if agent_id is None:
-                agent = None
-                session = call.session
-            elif agent_id == "":
-                agent, session = "sidechain", f"{call.session}/sidechain"
-            else:
-                agent = (self.agent_types.get(agent_id) or self.meta_types.get(agent_id)
-                         or f"agent-{agent_id}")
-                session = f"{call.session}/agent-{agent_id}"
-            observed = self.results.get(call.tool_use_id) if call.tool_use_id else None
-            self.log.add(time=call.time, session=session, agent=agent, tool=call.tool,
-                         args=call.args, observed=observed, cwd=call.cwd, source=call.source)
-        self.calls.clear()
-
-
-def _text_of(content: Any) -> str:
-    """A tool_result's text: a string, or the text blocks of a list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content
-                         if isinstance(b, dict) and b.get("type") == "text")
-    return ""
-
-
-def _is_denial(text: str) -> bool:
-    stripped = text.lstrip()
-    return stripped.startswith(_DENIAL_PREFIXES) or any(p in text for p in _DENIAL_PHRASES)
-
-
-def _launched_agent(text: str, result: Any) -> str | None:
-    """The agentId an Agent (Task) call's result names (its toolUseResult, or its text)."""
-    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
-        return str(result["agentId"])
-    found = _AGENT_ID.search(text)
-    return found.group(1) if found else None
 
 
 # -- toolkit audit logs ---------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import DefinitionError
@@ -24,13 +23,6 @@ def load(path: str, preset: str | None = None) -> Project:
     from ..runtime.project import load as load_project
 
     return load_project(path, preset=preset)
-
-
-def unknown_tool(proj: Project, name: str) -> str:
-    """A warning for a tool name the project does not have, with the nearest names."""
-    nearest = get_close_matches(name, list(proj.tools), n=3)
-    hint = f"; did you mean: {', '.join(nearest)}?" if nearest else ""
-    return f"no tool {name!r} in the project{hint}"
 
 
 def warn(messages: Iterable[str], err: TextIO) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMATS", "write_frame"]
+__all__ = ["FORMATS", "write_frame", "write_sections"]
 
 FORMATS = ("markdown", "csv", "json")
 
@@ -46,3 +46,13 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO,
             cells = [_text(v).replace("|", "\\|").replace("\n", " ") for v in row]
             lines.append("| " + " | ".join(cells) + " |")
         out.write("\n".join(lines) + "\n")
+
+
+def write_sections(sections: Sequence[tuple[str | None, pd.DataFrame, Sequence[str] | None]],
+                   fmt: str, out: TextIO) -> None:
+    """Each non-empty ``(title, frame, columns)`` as a table, under ``title:`` when given."""
+    for title, frame, columns in sections:
+        if len(frame):
+            if title is not None:
+                print(f"\n{title}:", file=out)
+            write_frame(frame, fmt, out, columns)

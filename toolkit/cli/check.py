@@ -6,13 +6,13 @@ import argparse
 from typing import TextIO
 
 from ..analysis.check import checked_policy
-from ..core.presets import PRESETS
+from ..core.presets import all_presets
 from ._registry import verb
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path")
-    parser.add_argument("--preset", choices=list(PRESETS))
+    parser.add_argument("--preset", choices=list(all_presets()))
     parser.add_argument("--strict-warnings", action="store_true",
                         help="treat warnings as errors too")
     parser.add_argument("--locked", action="store_true",

@@ -16,7 +16,7 @@ from ..core.models import parse_group_sets
 from ..errors import ToolkitError
 from ._common import UsageError, load
 from ._registry import verb
-from ._tables import FORMATS, write_frame
+from ._tables import FORMATS, write_sections
 
 COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_after"]
 
@@ -64,6 +64,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = diff(before, load(path), groups=groups, states=args.state)
     print(result.summary(), file=out)
     rows = result.new_access if args.only_new_access else result.changes
-    if len(rows):
-        write_frame(rows, args.format, out, COLUMNS)
+    write_sections([(None, rows, COLUMNS)], args.format, out)
     return 1 if args.fail_on_new_access and len(result.new_access) else 0

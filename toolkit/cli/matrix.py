@@ -7,7 +7,7 @@ import warnings
 from typing import TYPE_CHECKING, TextIO
 
 from ..core.models import parse_group_sets
-from ..core.presets import PRESETS
+from ..core.presets import all_presets
 from ._common import load, warn
 from ._registry import verb
 
@@ -22,7 +22,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="a comma-separated group set ('*' = all, 'none' = no groups); "
                              "repeat, or separate sets with ';', for several")
     parser.add_argument("--state", action="append", help="a state; repeat for several")
-    parser.add_argument("--preset", action="append", choices=list(PRESETS),
+    parser.add_argument("--preset", action="append", choices=list(all_presets()),
                         help="a preset; repeat to compare several")
     parser.add_argument("--format", choices=["csv", "markdown", "json"], default="markdown")
     parser.add_argument("--reasons", action="store_true",

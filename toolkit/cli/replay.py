@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.decision import MODES
-from ..core.presets import PRESETS
+from ..core.presets import all_presets
+from ..systems.registry import modes
 from ._common import UsageError, load, warn
 from ._registry import verb
-from ._tables import FORMATS, write_frame
+from ._tables import FORMATS, write_frame, write_sections
 
 CALLS = ["time", "session", "agent", "tool", "args", "effect", "reason", "rule", "file", "line",
          "observed", "source"]
@@ -30,8 +30,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                                        "toolkit audit log, or a call table (.jsonl / .csv)")
     parser.add_argument("--main", metavar="AGENT",
                         help="evaluate the main conversation's calls as this agent")
-    parser.add_argument("--preset", choices=list(PRESETS))
-    parser.add_argument("--mode", choices=[*MODES, "manual"],
+    parser.add_argument("--preset", choices=list(all_presets()))
+    parser.add_argument("--mode", choices=modes(),
                         help="Claude Code permission mode for argument-level evaluation")
     parser.add_argument("--names-only", action="store_true",
                         help="evaluate tool names only, never arguments (no check_call)")
@@ -75,7 +75,4 @@ def _summary(rp: object, fmt: str, out: TextIO) -> None:
     sections = [("regressions (ran then, not allowed now)", rp.regressions, CALLS),
                 ("newly allowed (denied then, allowed now)", rp.newly_allowed, CALLS),
                 ("rules never decisive", rp.rules[rp.rules["status"] != "used"], RULES)]
-    for title, frame, columns in sections:
-        if len(frame):
-            print(f"\n{title}:", file=out)
-            write_frame(frame, fmt, out, columns)
+    write_sections(sections, fmt, out)

@@ -12,9 +12,9 @@ import json
 import shlex
 from typing import TextIO
 
-from ..core.decision import MODES, Effect
+from ..core.decision import Effect
 from ..render.decisions import decision_dict
-from ..systems.claude_code.permissions.rules import call_arguments
+from ..systems.registry import modes
 from ._common import UsageError, warn
 from ._registry import verb
 
@@ -30,7 +30,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="the call's arguments: a JSON object, or the command / path / "
                              "url itself")
     parser.add_argument("--agent", help="check as this subagent (its front matter applies too)")
-    parser.add_argument("--mode", choices=[*MODES, "manual"],
+    parser.add_argument("--mode", choices=modes(),
                         help="permission mode (default: the settings' defaultMode, else default)")
     parser.add_argument("--cwd", help="working directory (default: the project folder)")
     parser.add_argument("--hook", choices=["allow", "deny", "ask"],
@@ -52,13 +52,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..runtime.project import load
 
     try:
-        call = call_arguments(args.tool, args.args)
         flags = shlex.split(args.claude)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     home = False if args.no_home else args.home
     proj = load(args.path, home=home, managed=args.managed, cli=flags)
     try:
+        call = proj.call_arguments(args.tool, args.args)
         decision = proj.check_call(args.tool, call, agent=args.agent, mode=args.mode,
                                    cwd=args.cwd, hook=args.hook)
     except (ValueError, TypeError) as exc:

@@ -13,7 +13,7 @@ the call touches (:class:`CallFacts`); :func:`decide_call` turns that into a
 record shows a ``Verdict`` or a :class:`Decision` (a verdict with its rule and
 trace); none of them derives an effect on its own.
 
-This module renders nothing; :mod:`toolkit.render.decisions` draws these types.
+This module renders nothing; its HTML comes through :mod:`toolkit.core.display`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .models import NO_RULE, Rule, groups_label
 
 __all__ = [
     "LABELS",
-    "MODES",
     "STEPS",
     "VERDICTS",
     "CallFacts",
@@ -79,7 +78,7 @@ class Reason(StrEnum):
     WORKING_DIR = "working-dir"  # a read inside the working directories
     NO_PROMPT = "no-prompt"  # a tool that never asks (tools reference: "Permission required: No")
     MODE = "mode"  # no rule matched: the permission mode decided
-    PROTECTED_PATH = "protected-path"  # a write to a protected path (.git, .claude, ...)
+    PROTECTED_PATH = "protected-path"  # a write to a protected path (.git, a runtime's own, ...)
     DANGEROUS_RM = "dangerous-rm"  # rm / rmdir of a critical path (/, ~, the working dir, ...)
     CLASSIFIER = "classifier"  # auto mode: a classifier decides, which cannot run offline
     UNPARSEABLE = "unparseable"  # the shell parser could not parse the command
@@ -120,7 +119,7 @@ def decide(failed: Iterable[Reason] = (), *, asks: bool = False,
     The first failing step in :data:`STEPS` order decides: a failed ``deny``
     step is an explicit deny, any other failed step an implicit deny. When no
     step fails the tool is allowed — as ``ask`` when an approval rule applies,
-    and as ``conditional`` when argument rules (``Bash(git push *)``) decide
+    and as ``conditional`` when argument rules (``Shell(git push *)``) decide
     each call (:func:`decide_call` then answers per call).
 
     >>> decide({Reason.GROUP, Reason.DENY})
@@ -154,9 +153,6 @@ def effect_of_label(label: str) -> Effect:
 
 # -- "does this call run unasked?" (SPEC section 11) -------------------------------------------
 
-#: Claude Code's permission modes (``manual`` is accepted as an alias of ``default``).
-MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "auto", "dontAsk",
-                          "bypassPermissions")
 Hook = Literal["allow", "deny", "ask"]
 
 
@@ -412,6 +408,6 @@ class Decision:
         return f"<Decision {self.effect} {self.agent} -> {self.tool} ({self.reason})>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.decisions import decision_html
+        from .display import html
 
-        return {"text/plain": self.report(), "text/html": decision_html(self)}
+        return {"text/plain": self.report(), "text/html": html(self)}

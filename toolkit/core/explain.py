@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .decision import Decision, Reason, Step, decide
 from .models import DEFAULT_STATE, NO_RULE, Rule, Tool, groups_label
+from .names import is_qualified, server_prefixes
 from .resolve import Grant, group_ok, state_ok
 
 __all__ = ["Decision", "Step", "explain"]
@@ -59,11 +60,11 @@ def _pool(grant: Grant, name: str, canonical: str | None, tool: Tool | None) -> 
 def _not_in_pool(grant: Grant, name: str) -> str:
     """Why a name is not in the pool: a server of the project is not connected, or no such tool."""
     pending = sorted(grant.pool.pending_servers)
-    server = next((s for s in pending if name.startswith((f"@{s}/", f"mcp__{s}__"))), None)
+    server = next((s for s in pending if name.startswith(server_prefixes(s))), None)
     if server is not None:
         return (f"server {server!r} not connected: {name!r} is one of its tools, which join "
                 "the pool once it is connected (proj.connect())")
-    if pending and not name.startswith(("@", "mcp__")):
+    if pending and not is_qualified(name):
         listed = ", ".join(repr(s) for s in pending)
         return (f"tool not found: {name!r} is not in the pool snapshot; server(s) {listed} "
                 "not connected, so it may be one of their tools (proj.connect())")

@@ -174,3 +174,20 @@ def _columns(agents: tuple[str, ...], contexts: tuple[tuple[tuple[str, ...], str
     else:
         columns = pd.MultiIndex.from_tuples(labels, names=[names[i] for i in keep])
     return columns
+
+
+def matrix_columns(frame: Any, agents: Sequence[str], group_sets: Sequence[tuple[str, ...]],
+                   states: Sequence[str]) -> list[tuple[str, str, str]]:
+    """A matrix frame's columns as full (agent, groups label, state) triples.
+
+    The matrix drops column levels that have a single value; they are put back here.
+    """
+    labels = [groups_label(g) for g in group_sets]
+    names = list(frame.columns.names)
+    out = []
+    for column in frame.columns:
+        values = column if isinstance(column, tuple) else (column,)
+        level = dict(zip(names, values, strict=True))
+        out.append((str(level.get("agent", agents[0])), str(level.get("groups", labels[0])),
+                    str(level.get("state", states[0]))))
+    return out

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import where
+from .names import qualified_names
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -32,6 +33,7 @@ __all__ = [
     "normalize_groups",
     "parse_group_sets",
     "parse_groups",
+    "rule_label",
 ]
 
 DEFAULT_GROUPS: tuple[str, ...] = ("default",)
@@ -67,15 +69,14 @@ class Rule(_Frozen):
     file: str | None = None
     line: int | None = None
     target: str | None = None  # the alias target, for kind == "alias"
-    #: a permission rule's argument pattern: "npm test:*" of ``Bash(npm test:*)``
+    #: a permission rule's argument pattern: "npm test:*" of ``Shell(npm test:*)``
     spec: str | None = None
-    #: where a permission rule comes from: managed, cli, local, project, user, agent; and
-    #: "delegation" for a rule a work-agent parent's ``delegation`` block puts on its children
+    #: where a permission rule comes from (a settings layer: managed, cli, local, project,
+    #: user, agent); "delegation" for a rule a parent's ``delegation`` block puts on its children
     layer: str | None = None
     #: how the pattern is matched: None = SPEC section 4 (exact names, ``fnmatch`` globs);
-    #: "work-agent" = as work-agent matches its lists (``server_*``, ``server/*``, original
-    #: or normalised names; see :mod:`toolkit.systems.work_agent.names`)
-    syntax: Literal["work-agent"] | None = None
+    #: else the name of a runtime's own rule syntax, registered in :mod:`toolkit.core.names`
+    syntax: str | None = None
 
     @cached_property
     def is_glob(self) -> bool:
@@ -89,10 +90,10 @@ class Rule(_Frozen):
 
     @property
     def text(self) -> str:
-        """The rule as written: ``Bash(npm run *)`` for a permission rule, else its pattern.
+        """The rule as written: ``Shell(npm run *)`` for a permission rule, else its pattern.
 
-        >>> Rule(kind="deny", pattern="Bash", spec="git push *").text
-        'Bash(git push *)'
+        >>> Rule(kind="deny", pattern="Shell", spec="git push *").text
+        'Shell(git push *)'
         """
         name = self.pattern or ""
         return name if self.spec is None else f"{name}({self.spec})"
@@ -160,14 +161,15 @@ class Tool(_Frozen):
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Every spelling that reaches this tool: canonical, ``mcp__s__t`` and bare."""
+        """Every spelling that reaches this tool: canonical, the registered qualified
+        spellings (:func:`toolkit.core.names.qualified_names`) and bare."""
         if self.binding is not None:
             server, _, remote = self.binding[1:].partition("/")
-            return (self.name, self.binding, f"mcp__{server}__{remote}")
+            return (self.name, self.binding, *qualified_names(server, remote))
         if self.server is None:
             return (self.name,)
         bare = self.remote_name or self.name
-        return (self.name, f"mcp__{self.server}__{bare}", bare)
+        return (self.name, *qualified_names(self.server, bare), bare)
 
 
 class Delegation(_Frozen):
@@ -318,3 +320,16 @@ def normalize_groups(groups: Any) -> tuple[str, ...]:
 def groups_label(groups: tuple[str, ...]) -> str:
     """How a group set is shown in tables and audit lines."""
     return ",".join(groups) if groups else "(none)"
+
+
+def rule_label(rule: Rule) -> str:
+    """A rule as its file writes it: ``entities_*``, ``Shell(npm test:*)``, ``groups: a,b``."""
+    if rule.kind == "group":
+        return f"groups: {rule.pattern}"
+    if rule.kind == "state":
+        return f"available_in_states: {rule.pattern}"
+    if rule.kind == "auto-approve" and rule.pattern is None:
+        return "autoApprove"
+    if rule.pattern is None or rule.kind == "none":
+        return ""
+    return f"{rule.pattern}({rule.spec})" if rule.spec is not None else str(rule.pattern)

@@ -117,7 +117,8 @@ class ToolPool(Mapping[str, Tool]):
 
 
 class NameIndex:
-    """Every spelling of every tool: canonical, ``mcp__server__tool`` and unique bare names."""
+    """Every spelling of every tool: canonical, qualified (``@server/tool`` and the registered
+    spellings) and unique bare names."""
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self.exact: dict[str, str] = {}

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Problem
-from ..systems.work_agent.names import DEFAULT_CHILD_BLOCKED_TOOLS, work_agent_names
 from .decision import Effect, Reason, Verdict, decide
 from .models import DEFAULT_STATE, NO_RULE, AgentDefinition, Delegation, Rule, Tool, groups_label
+from .names import has_syntax, is_qualified, name_rules, server_prefixes
 from .pool import ToolPool
 from .presets import Preset
 
@@ -103,9 +103,9 @@ class Grant:
             name = self.aliases[name]
             seen += 1
         found = self.pool.index.lookup(name)
-        if found is None and self.agent.format == "work-agent":
-            # work-agent's own names: sat-outlook_calendar_view, satOutlook_calendarView
-            found = work_agent_names(self.pool).lookup(name)
+        if found is None and has_syntax(self.agent.format):
+            # a runtime's own spellings of the tools (its rule syntax, core.names)
+            found = name_rules(str(self.agent.format), self.pool).lookup(name)
         return found
 
 
@@ -208,9 +208,9 @@ def _name_status(grant: Grant, name: str) -> tuple[str | None, str]:
     pending = grant.pool.pending_servers
     if pending:
         for server in pending:
-            if target.startswith((f"@{server}/", f"mcp__{server}__")):
+            if target.startswith(server_prefixes(server)):
                 return None, "pending"
-        if not target.startswith(("@", "mcp__")):
+        if not is_qualified(target):
             return None, "pending"  # may be a bare name of a server not discovered yet
     return None, "unknown"
 
@@ -229,8 +229,8 @@ def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
     pattern = str(rule.pattern)
     if grant.added_only and not rule.is_glob:
         return frozenset()
-    if rule.syntax == "work-agent" and pattern not in grant.aliases:
-        return _match_work_agent(grant, rule, report_unknown=report_unknown)
+    if rule.syntax is not None and pattern not in grant.aliases:
+        return _match_syntax(grant, rule, report_unknown=report_unknown)
     if rule.is_glob:
         hits = grant.pool.index.glob(pattern)
         if report_unknown:
@@ -245,9 +245,9 @@ def _match(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
     return frozenset()
 
 
-def _match_work_agent(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
-    """A rule of a work-agent list, matched as work-agent matches it (``workagent_rules``)."""
-    hits = work_agent_names(grant.pool).match(rule)
+def _match_syntax(grant: Grant, rule: Rule, *, report_unknown: bool) -> frozenset[str]:
+    """A rule of a runtime's own list, matched as that runtime matches it (``core.names``)."""
+    hits = name_rules(str(rule.syntax), grant.pool).match(rule)
     if rule.is_glob:
         if report_unknown:
             grant.glob_hits[rule] = grant.glob_hits.get(rule, False) or bool(hits)
@@ -488,16 +488,16 @@ def _step_approval(grant: Grant, project: ProjectRules) -> None:
             grant.ask.setdefault(tool, marker)
 
 
-# -- work-agent delegation: what a parent's ``delegation`` block does to its child ----------------
+# -- delegation: what a parent's ``delegation`` block does to its child --------------------------
 
 def _step_delegation(grant: Grant) -> None:
-    """Under a preset with work-agent's delegation rules, the spawning parent shapes the child.
+    """Under a preset with delegation rules, the spawning parent shapes the child.
 
-    The parent's ``delegation`` block (work-agent's defaults when it has none): a spawn
-    from depth >= ``max_depth`` fails; a tool outside ``allowedTools`` (when given)
-    fails the ceiling step; ``blockedTools`` and work-agent's default child-blocked
-    control tools fail the deny step, and with ``denyApprovals`` (default true) so do
-    the child's approval-bound tools (denied instead of asked).
+    The parent's ``delegation`` block (the defaults when it has none): a spawn from
+    depth >= ``max_depth`` fails; a tool outside ``allowedTools`` (when given) fails
+    the ceiling step; ``blockedTools`` and the preset's default child-blocked tools
+    (``Preset.child_blocked``) fail the deny step, and with ``denyApprovals`` (default
+    true) so do the child's approval-bound tools (denied instead of asked).
     """
     lineage = grant.lineage
     if lineage is None or not grant.preset.delegation or not lineage.ancestors:
@@ -512,7 +512,7 @@ def _step_delegation(grant: Grant) -> None:
 
 
 def _delegation_depth(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
-    """work-agent refuses to delegate from depth >= maxDepth (``createChildDelegationContext``)."""
+    """No delegation from depth >= maxDepth (work-agent's ``createChildDelegationContext``)."""
     lineage = grant.lineage
     assert lineage is not None
     limit = lineage.max_depth
@@ -533,7 +533,8 @@ def _delegation_allowed(grant: Grant, parent: AgentDefinition, block: Delegation
         kept |= _match(grant, rule, report_unknown=False)
     patterns = ", ".join(repr(r.pattern) for r in block.allowed)
     where = Rule(kind="allow", pattern=patterns, agent=parent.name, file=block.allowed[0].file,
-                 line=block.allowed[0].line, layer="delegation", syntax="work-agent")
+                 line=block.allowed[0].line, layer="delegation",
+                 syntax=block.allowed[0].syntax)
     for tool in set(grant.allowed) - kept - grant.outside_ceiling.keys():
         grant.outside_ceiling[tool] = where
         grant.notes[("ceiling", tool)] = (f"{tool} is not in {parent.name!r}'s "
@@ -542,18 +543,20 @@ def _delegation_allowed(grant: Grant, parent: AgentDefinition, block: Delegation
 
 
 def _delegation_blocked(grant: Grant, parent: AgentDefinition, block: Delegation) -> None:
-    """``delegation.blockedTools``, then work-agent's default child-blocked control tools
-    (one list in work-agent; a tool both block is reported with the line its parent wrote)."""
+    """``delegation.blockedTools``, then the preset's default child-blocked tools (one list;
+    a tool both block is reported with the line its parent wrote)."""
+    preset = grant.preset
     defaults = [Rule(kind="deny", pattern=p, agent=parent.name, file=block.file,
-                     line=block.line, layer="delegation", syntax="work-agent")
-                for p in DEFAULT_CHILD_BLOCKED_TOOLS]
+                     line=block.line, layer="delegation", syntax=preset.rule_syntax)
+                for p in preset.child_blocked]
     for rule, default in [*((r, False) for r in block.blocked), *((r, True) for r in defaults)]:
         for tool in _match(grant, rule, report_unknown=False) & grant.allowed.keys():
             if tool in grant.denied:
                 continue
             grant.denied[tool] = rule
             grant.notes[("deny", tool)] = (
-                f"{rule.pattern!r} is one of work-agent's default child-blocked control tools: "
+                f"{rule.pattern!r} is one of the {preset.name} preset's default child-blocked "
+                "tools: "
                 "no delegated child keeps it" if default else
                 f"{parent.name!r}'s delegation.blockedTools {rule.pattern!r} blocks it for a "
                 "delegated child")
@@ -635,9 +638,9 @@ class Resolution:
         return f"<Resolution {self.agent} allowed={sorted(self.allowed)}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from ..render.decisions import resolution_html
+        from .display import html
 
-        return {"text/plain": str(self), "text/html": resolution_html(self)}
+        return {"text/plain": str(self), "text/html": html(self)}
 
 
 def grant_failures(grant: Grant, name: str) -> list[Reason]:

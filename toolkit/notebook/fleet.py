@@ -137,7 +137,7 @@ def matrix_data(project: Policy, agents: Sequence[str] | None = None,
     for a in agent_names:
         project.agent(a)  # an unknown name: UnknownAgentError, listing the known ones
     _warn_unknown(project, group_sets, state_list)
-    if project.claude is not None:
+    if project.engine is not None:
         codes = codes_from_frame(project, agent_names, group_sets, state_list, preset_list)
     else:
         codes = _codes(project, agent_names, group_sets, state_list, preset_list)

@@ -22,7 +22,8 @@ from ..core.models import Request, Tool, User, normalize_groups
 from ..core.presets import Preset
 from ..errors import AccessDeniedError, ProjectClosedError
 from ..policy import Policy
-from ..systems.claude_code.permissions.settings import Settings, project_settings
+from ..systems import registry
+from ..systems.base.system import PermissionEngine
 from ..systems.load import load_definitions
 from .audit import AuditLog
 from .builtins import CallResult, run_builtin
@@ -63,8 +64,8 @@ class Project(Policy):
     """
 
     def __init__(self, defs: Any, preset: str | Preset | None = None,
-                 permissions: Settings | None = None) -> None:
-        super().__init__(defs, preset, permissions)
+                 engine: PermissionEngine | None = None) -> None:
+        super().__init__(defs, preset, engine)
         self.sessions: dict[str, Session] = {}
         self.active: Session | None = None
         self.audit_log = AuditLog()
@@ -460,5 +461,5 @@ def load(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
     managed-settings file or folder (default the platform's; ``False``: none),
     ``cli`` Claude Code's command-line arguments (``["--allowedTools", "Bash(git *)"]``).
     """
-    settings = project_settings(path, home=home, managed=managed, cli=cli)
-    return Project(load_definitions(path), preset, settings)
+    engine = registry.engine_for(path, home=home, managed=managed, cli=cli)
+    return Project(load_definitions(path), preset, engine)

@@ -138,7 +138,7 @@ def test_hooks_are_listed_in_the_trace_not_run(make: Make) -> None:
 def test_not_a_claude_code_project_reads_no_settings(examples: Path) -> None:
     assert project_settings(examples / "trustgraph") is None
     proj = tk.load(examples / "trustgraph")
-    assert proj.claude is None and proj.permissions.empty
+    assert proj.engine is None and proj.permissions.empty
     d = proj.check_call("Bash", {"command": "ls"})  # still a what-if: no rules, default mode
     assert (d.effect.value, d.reason.value) == ("allow", "read-only")
 

@@ -10,12 +10,11 @@ does not have, the nearest names.
 from __future__ import annotations
 
 import json
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ...errors import ToolNotFoundError
+from ...errors import ToolNotFoundError, nearest_names
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
@@ -91,8 +90,8 @@ def _nearest(project: Project, session: Session, name: str) -> str:
     """The nearest names among the session's tools, then the project's; or what it may call."""
     allowed = sorted(session.allowed)
     others = [t for t in project.tools if t not in session.allowed]
-    nearest = get_close_matches(name, allowed + others, n=3)
-    if nearest:
-        return f"no such tool in the project; did you mean: {', '.join(nearest)}?"
+    hint = nearest_names(name, allowed + others)
+    if hint:
+        return f"no such tool in the project{hint}"
     return (f"no such tool in the project; this session may call: "
             f"{', '.join(allowed) or '(nothing)'}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from typing import TYPE_CHECKING
 
 from ..views import Decisions
@@ -12,7 +11,6 @@ from ._warnings import warn
 
 if TYPE_CHECKING:
     from ...core.explain import Decision
-    from ...runtime.project import Project
 
 PARSER = MagicParser("explain", "Why AGENT may or may not call each TOOL: the deciding rule "
                                 "(file:line) and the full trace.")
@@ -39,12 +37,5 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Decision | Decisions
     found = [project.explain(args.agent, tool, groups=group_set(args.groups), state=args.state,
                              parent=parent, preset=args.preset) for tool in args.tools]
     warn([w for d in found for w in d.warnings])
-    warn([unknown_tool(project, d.tool) for d in found if d.canonical is None])
+    warn([project.unknown_tool(d.tool) for d in found if d.canonical is None])
     return found[0] if len(found) == 1 else Decisions(found)
-
-
-def unknown_tool(project: Project, name: str) -> str:
-    """``"no tool 'x' in the project; did you mean: y?"`` (the nearest names, if any)."""
-    nearest = get_close_matches(name, list(project.tools), n=3)
-    hint = f"; did you mean: {', '.join(nearest)}?" if nearest else ""
-    return f"no tool {name!r} in the project{hint}"

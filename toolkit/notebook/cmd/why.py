@@ -20,15 +20,13 @@ from ._warnings import warn
 if TYPE_CHECKING:
     from ...core.decision import Decision
 
-_MODES = ["default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"]
-
 PARSER = MagicParser("why", "What Claude Code would do with one call of TOOL, and why: the "
                             "deciding rule (layer, file:line), one part per subcommand, the "
                             "trace.")
 PARSER.add_argument("tool")
 PARSER.add_argument("args", nargs="*", help="a JSON object, or the command / path / url")
 PARSER.add_argument("--agent", default=None, help="check as this subagent (its front matter too)")
-PARSER.add_argument("--mode", choices=_MODES, default=None,
+PARSER.add_argument("--mode", default=None,  # the engine checks it and lists its modes
                     help="permission mode (default: the settings' defaultMode, else default)")
 PARSER.add_argument("--cwd", default=None, help="working directory (default: the project)")
 PARSER.add_argument("--hook", choices=["allow", "deny", "ask"], default=None,
@@ -38,12 +36,10 @@ PARSER.add_argument("--hook", choices=["allow", "deny", "ask"], default=None,
 @subcommand("why", "why TOOL ARGS")
 def run(magics: MagicState, rest: str, cell: str | None) -> Decision:
     """The ``Decision`` of one call (it renders with its parts and trace); warnings as lines."""
-    from ...systems.claude_code.permissions.rules import call_arguments
-
     args = PARSER.parse(rest)
     project = magics.require_project()
     try:
-        call = call_arguments(args.tool, " ".join(args.args))
+        call = project.call_arguments(args.tool, " ".join(args.args))
         decision = project.check_call(args.tool, call, agent=args.agent, mode=args.mode,
                                       cwd=args.cwd, hook=args.hook)
     except (ValueError, TypeError) as exc:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ...core.models import parse_group_sets
-from ...core.presets import PRESETS
+from ...core.presets import all_presets
 from ...render.decisions import legend_html
 from ..fleet import (
     CODE_EFFECTS,
@@ -77,7 +77,7 @@ class MatrixExplorer(View):
                              placeholder="read-only,knowledge; *   (';' separates sets)",
                              continuous_update=False)
         self.states = _picker(list(project.states), states or ("undefined",), "states")
-        self.presets = _picker(list(PRESETS), presets or (project.preset.name,), "presets")
+        self.presets = _picker(list(all_presets()), presets or (project.preset.name,), "presets")
         self.context = w.HTML()
         self.summary = w.HTML()
         self.grid = MatrixGrid()

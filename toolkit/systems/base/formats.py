@@ -1,4 +1,4 @@
-"""The table of input formats: how each one's files are recognised, and which loader reads them.
+"""The format table's machinery: how a file is recognised, and which loader reads it (no rows).
 
 One row per format. A row recognises a file by its **path** (``paths``: a file
 name such as ``toolkit.yaml``, or a place in a layout such as
@@ -17,7 +17,8 @@ the file's name, text or parsed data). The first claim wins, in this order:
    miss is a warning, so a broken definition never vanishes silently.
 
 Adding a format is one loader module (a ``load(file, defs)`` function and, if
-its content is to be sniffed, a predicate) plus one row in ``FORMATS``.
+its content is to be sniffed, a predicate) plus one row in its system's ``formats``
+(``toolkit.systems.registry.FORMATS`` gathers them).
 """
 
 from __future__ import annotations
@@ -28,16 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import DefinitionError
-from ..claude_code import loader as claudecode
-from ..emergent import loader as emergent
-from ..mux import loader as mux
-from ..trustgraph import loader as trustgraph
-from ..work_agent import loader as workagent
-from . import frontmatter, manifest, mcpconfig
 from .definitions import Definitions
 from .source import SourceFile
 
-__all__ = ["DATA_SUFFIXES", "FORMATS", "Format", "Loader", "Registry", "Sniff", "by_data"]
+__all__ = ["DATA_SUFFIXES", "Format", "Loader", "Registry", "Sniff", "by_data"]
 
 #: Reads a recognised file into the definitions (its return value is ignored).
 Loader = Callable[[SourceFile, Definitions], object]
@@ -94,6 +89,8 @@ class Format:
     marks: tuple[str, ...] = ()
     #: What a file of this format looks like, for the message about a file no row claims.
     expects: str = ""
+    #: A broad content rule: tried after every other row's (a ``Registry`` keeps such rows last).
+    fallback: bool = False
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -163,8 +160,18 @@ class Registry:
         """Add a row at the end of the table, or just before the row named ``before``."""
         if any(f.name == fmt.name for f in self._formats):
             raise ValueError(f"format {fmt.name!r} is already registered")
-        index = self._formats.index(self[before]) if before is not None else len(self._formats)
+        if before is not None:
+            index = self._formats.index(self[before])
+        elif fmt.fallback:
+            index = len(self._formats)
+        else:  # before the broad rows, which stay last
+            index = next((i for i, f in enumerate(self._formats) if f.fallback),
+                         len(self._formats))
         self._formats.insert(index, fmt)
+
+    def unregister(self, name: str) -> None:
+        """Remove the row called ``name`` (a ``KeyError`` when there is none)."""
+        self._formats.remove(self[name])
 
     def copy(self) -> Registry:
         """A table with the same rows, to extend without touching this one."""
@@ -253,40 +260,3 @@ def _listing(items: Iterable[str], last: str) -> str:
     """``a, b and c``."""
     words = list(items)
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
-
-
-#: Every format toolkit reads. Path rules are tried before content rules; within
-#: each, rows in this order.
-FORMATS = Registry([
-    # Claude Code's own places first: its subagents, read as Claude Code reads them, then the
-    # rest of a Claude Code project's markdown (commands, skills, CLAUDE.md): not agents
-    Format("claude-code-agent", claudecode.load, suffixes=(".md",),
-           sniff=claudecode.is_agent_file),
-    Format("claude-code-markdown", claudecode.ignore, suffixes=(".md",),
-           sniff=claudecode.is_project_markdown),
-    Format("front-matter-agent", frontmatter.load, suffixes=(".md",),
-           sniff=frontmatter.is_agent_file,
-           expects="a markdown agent file, which must start with YAML front matter "
-                   "('---' on line 1)"),
-    Format("toolkit-manifest", manifest.load, paths=manifest.NAMES),
-    Format("mcp-config", mcpconfig.load, paths=mcpconfig.NAMES,
-           sniff=by_data(mcpconfig.is_config), marks=("mcpServers",),
-           expects="an MCP server config (an 'mcpServers' or 'servers' mapping)"),
-    Format("trustgraph-tools", trustgraph.load, sniff=by_data(trustgraph.is_registry),
-           marks=("tool",), expects="a tool: map"),
-    Format("work-agent", workagent.load_agent, paths=workagent.AGENT_PATHS,
-           sniff=workagent.is_agent_file, marks=("tools",),
-           expects="a work-agent agent config (a 'tools' object)"),
-    Format("work-agent-tool", workagent.load_tool_json, paths=workagent.TOOL_PATHS),
-    # work-agent's own data under .work-agent/ (after its agents and tools): not definitions
-    Format("work-agent-data", workagent.ignore, paths=workagent.DATA_PATHS,
-           suffixes=(".json", ".yaml", ".yml", ".md")),
-    Format("work-agent-catalog", workagent.load_catalog, sniff=by_data(workagent.is_catalog),
-           marks=("tools",), expects="a tool catalog (a list of tools with 'kind')"),
-    Format("emergent-agent", emergent.load, paths=emergent.PATHS, sniff=emergent.is_agent_file,
-           expects="an emergent blueprint agent (name, tools, systemPrompt, ...)"),
-    Format("mux", mux.load, sniff=mux.is_config_file, marks=mux.MARKERS,
-           expects="a mux agent config"),
-    Format("group-map", trustgraph.load_group_map, sniff=trustgraph.is_group_map,
-           expects="a group map (a mapping in a file named *group*)"),
-])

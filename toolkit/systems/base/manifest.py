@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...core.models import Tool
-from ...core.presets import PRESETS, Preset
+from ...core.presets import Preset, all_presets
 from ...errors import DefinitionError
 from .definitions import BUILTIN_NAMES, Definitions, alias_rules, name_list, rules, tool_source
 from .source import SourceFile, validation_problems
@@ -69,16 +69,17 @@ def load(file: SourceFile, defs: Definitions) -> Manifest:
     except ValidationError as exc:
         raise DefinitionError(validation_problems(exc, src, known=Manifest.model_fields)
                               ) from None
-    if manifest.preset is not None and manifest.preset not in PRESETS:
+    presets = all_presets()
+    if manifest.preset is not None and manifest.preset not in presets:
         raise src.error(("preset",), f"unknown preset {manifest.preset!r}; use one of "
-                                     f"{', '.join(PRESETS)}")
+                                     f"{', '.join(presets)}")
     if manifest.overrides:
         allowed = set(Preset.model_fields) - {"name"}
         for key in manifest.overrides:
             if key not in allowed:
                 raise src.error(("overrides", key), f"unknown override {key!r}; overridable: "
                                                     f"{', '.join(sorted(allowed))}")
-        base = PRESETS[manifest.preset or "strict"]
+        base = presets[manifest.preset or "strict"]
         try:  # check the values here, where their lines are known
             Preset.model_validate({**base.model_dump(), **manifest.overrides})
         except ValidationError as exc:

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from ...core.models import Rule, Tool
+from ..base.risks import ALL, READ, WEB, WRITE
 
 __all__ = ["LEGACY_NAMES", "SOURCE", "TOOLS", "BuiltinTool", "alias_rules", "pool_tools"]
 
@@ -122,3 +123,12 @@ def alias_rules(declared: Mapping[str, Tool]) -> list[Rule]:
     project declares as a tool of its own stays that tool)."""
     return [Rule(kind="alias", pattern=old, target=new, file=SOURCE)
             for old, new in LEGACY_NAMES.items() if old not in declared]
+
+
+#: Risk classes of Claude Code's built-in tools (``toolkit.analysis.risk``).
+RISKS: Mapping[str, frozenset[str]] = MappingProxyType({
+    **dict.fromkeys(("Read", "Grep", "Glob", "LS"), READ),
+    **dict.fromkeys(("WebFetch", "WebSearch"), WEB),
+    **dict.fromkeys(("Bash", "PowerShell"), ALL),
+    **dict.fromkeys(("Edit", "Write", "MultiEdit", "NotebookEdit"), WRITE),
+})

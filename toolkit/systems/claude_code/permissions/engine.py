@@ -10,22 +10,24 @@ whose calls depend on their arguments (``conditional``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ....core.decision import Decision, Effect, Step, Verdict, decide
+from ....core.decision import Decision, Verdict
 from ....core.models import AgentDefinition, Rule, ServerConfig
 from ....errors import Problem
+from ...base.engine import conditional, conditional_verdict
+from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
 from .evaluate import CallContext, RuleSet, check_call, context_for
-from .rules import EDIT_TOOLS, READ_TOOLS, SHELL_TOOLS, PermissionRule
-from .settings import McpApproval, Settings
+from .rules import EDIT_TOOLS, READ_TOOLS, SHELL_TOOLS, PermissionRule, call_arguments
+from .settings import McpApproval, Settings, project_settings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ClaudePermissions"]
+__all__ = ["ClaudePermissions", "empty_engine", "open_engine"]
 
 #: The tools a rule's specifier form covers (tools-reference, "Configure tools with permission
 #: rules": Bash(...) -> Bash, Monitor; Read(...) -> Read, Grep, Glob, LSP; Edit(...) -> Edit,
@@ -36,11 +38,18 @@ _FAMILY = {"Bash": SHELL_TOOLS, "Read": READ_TOOLS, "Edit": EDIT_TOOLS}
 class ClaudePermissions:
     """The settings of one Claude Code project and the questions asked about them."""
 
+    system = "claude-code"
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._rulesets: dict[str | None, tuple[AgentPermissions | None, RuleSet]] = {}
         self._agents: dict[str, tuple[AgentDefinition, AgentPermissions]] = {}
         self._contexts: dict[tuple[Any, ...], CallContext] = {}
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """Warnings met while reading the settings layers (skipped rules)."""
+        return tuple(self.settings.problems)
 
     # -- per call ---------------------------------------------------------------------------------
 
@@ -74,6 +83,11 @@ class ClaudePermissions:
                 key: ctx}
         call = {} if args is None else dict(args) if isinstance(args, Mapping) else args
         return check_call(ctx, tool, call, agent, known)
+
+    @staticmethod
+    def call_arguments(tool: str, text: str) -> dict[str, Any]:
+        """A call's arguments as written on a command line (see ``rules.call_arguments``)."""
+        return call_arguments(tool, text)
 
     # -- name level --------------------------------------------------------------------------------
 
@@ -109,24 +123,15 @@ class ClaudePermissions:
                     out.setdefault(canonical, []).append(rule.rule)
         return {tool: tuple(found) for tool, found in out.items()}
 
-    def conditional(self, decision: Decision, rules: tuple[Rule, ...]) -> Decision:
+    @staticmethod
+    def conditional(decision: Decision, rules: tuple[Rule, ...]) -> Decision:
         """``decision`` (a granted tool) as ``conditional``, listing the argument rules."""
-        if not decision.effect.granted or not rules:
-            return decision
-        verdict = decide(asks=decision.effect is Effect.ASK, conditional=True)
-        steps = tuple(Step("arguments", "pass", f"{r.kind} {r.text} ({r.layer})", r)
-                      for r in rules)
-        listing = ", ".join(r.text for r in rules)
-        return replace(decision, effect=verdict.effect, reason=verdict.reason,
-                       message=f"{decision.message}; argument rules decide each call "
-                               f"({listing}): ask check_call", trace=decision.trace + steps)
+        return conditional(decision, rules)
 
     @staticmethod
     def conditional_verdict(verdict: Verdict) -> Verdict:
-        """A granted verdict as conditional (``decide(conditional=True)``)."""
-        if not verdict.effect.granted:
-            return verdict
-        return decide(asks=verdict.effect is Effect.ASK, conditional=True)
+        """A granted verdict as conditional."""
+        return conditional_verdict(verdict)
 
     # -- tables ------------------------------------------------------------------------------------
 
@@ -221,3 +226,16 @@ def _row(rule: PermissionRule) -> dict[str, Any]:
             "layer": source.layer, "file": source.file, "line": source.line,
             "agent": source.agent, "status": "skipped" if rule.skipped else "active",
             "warnings": "; ".join(notes)}
+
+
+def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
+                cli: Sequence[str] | None = None) -> ClaudePermissions | None:
+    """The permissions of the Claude Code project at ``path`` (its settings layers), or None
+    when it is not one (no ``.claude/``) and no layer was given."""
+    settings = project_settings(path, home=home, managed=managed, cli=cli)
+    return None if settings is None else ClaudePermissions(settings)
+
+
+def empty_engine(root: str) -> ClaudePermissions:
+    """Claude Code's engine with no settings at all (a what-if about any project)."""
+    return ClaudePermissions(Settings(root, None, Layers(), ()))

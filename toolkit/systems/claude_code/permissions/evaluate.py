@@ -17,7 +17,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ....core.decision import (
-    MODES,
     CallFacts,
     CallVerdict,
     Decision,
@@ -51,8 +50,8 @@ from .rules import (
     canonical_tool,
     command_alternation,
 )
+from .settings import MODES, Settings
 from .settings import Hook as SettingsHook
-from .settings import Settings
 
 __all__ = ["CallContext", "RuleSet", "check_call", "context_for"]
 

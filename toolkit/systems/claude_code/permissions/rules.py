@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from ....core.models import Rule
 from ...base.paths import AnchoredPattern, absolute
+from ..tools import TOOLS
 
 __all__ = [
     "BUILTIN_TOOLS",
@@ -59,21 +60,12 @@ EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 #: legacy MultiEdit tool instead, Claude Code accepts the rule but never consults it".
 _UNCONSULTED_PATH_TOOLS = ("Write", "NotebookEdit", "Glob", "MultiEdit")
 #: Claude Code's built-in tools and whether each asks before running (tools-reference table,
-#: "Permission required"). Read, Grep, Glob and LSP ask only outside the working directories.
+#: "Permission required"), from the system's one table (``claude_code.tools.TOOLS``), plus
+#: two legacy tools rules may still name (LS, MultiEdit). Read, Grep, Glob and LSP ask only
+#: outside the working directories.
 BUILTIN_TOOLS: Mapping[str, bool] = {
-    "Agent": False, "Artifact": True, "AskUserQuestion": False, "Bash": True,
-    "CronCreate": False, "CronDelete": False, "CronList": False, "Edit": True,
-    "EndConversation": False, "EnterPlanMode": False, "EnterWorktree": True,
-    "ExitPlanMode": True, "ExitWorktree": False, "Glob": False, "Grep": False,
-    "ListAgents": False, "ListMcpResourcesTool": False, "LSP": False, "LS": False,
-    "Monitor": True, "MultiEdit": True, "NotebookEdit": True, "PowerShell": True,
-    "PushNotification": False, "Read": False, "ReadMcpResourceTool": False,
-    "RemoteTrigger": False, "ReportFindings": False, "ScheduleWakeup": False,
-    "SendMessage": False, "SendUserFile": False, "ShareOnboardingGuide": True, "Skill": True,
-    "TaskCreate": False, "TaskGet": False, "TaskList": False, "TaskOutput": False,
-    "TaskStop": False, "TaskUpdate": False, "TodoWrite": False, "ToolSearch": False,
-    "WaitForMcpServers": False, "WebFetch": True, "WebSearch": True, "Workflow": True,
-    "Write": True,
+    **{name: tool.permission_required for name, tool in TOOLS.items()},
+    "LS": False, "MultiEdit": True,
 }
 #: permissions#match-by-input-parameter: "You can't match a tool's primary content field this
 #: way: command for Bash and PowerShell, file_path for Read, Edit, and Write, path for Grep and

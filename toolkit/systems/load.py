@@ -1,6 +1,7 @@
 """Loading a project: walk its folder and read each file with the loader the format table picks.
 
-One module per input format; ``registry.FORMATS`` says which one reads a file.
+One module per input format; ``registry.FORMATS`` says which one reads a file, and the
+systems' layouts (``registry.LAYOUTS``) which preset the folder shows.
 """
 
 from __future__ import annotations
@@ -9,29 +10,18 @@ import glob as globlib
 import os
 from pathlib import Path
 
-from ...errors import DefinitionError, Problem
-from ..base import manifest
-from ..base.definitions import Definitions
-from ..base.formats import FORMATS, Registry
-from ..base.source import SourceFile
-from ..claude_code import loader as claudecode
+from ..errors import DefinitionError, Problem
+from . import registry
+from .base import manifest
+from .base.definitions import Definitions
+from .base.formats import Registry
+from .base.source import SourceFile
+from .registry import FORMATS, LAYOUTS
 
 __all__ = ["LAYOUTS", "Definitions", "layout_preset", "load_definitions"]
 
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
               ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist"}
-#: Hidden folders of agent tools, walked although hidden (the format table adds those its
-#: path rules name).
-_HIDDEN_OK = frozenset({".claude", ".vscode", ".cursor"})
-#: The folders by which a project's layout shows its system (SPEC section 3, last bullets):
-#: (folder, what inside it marks the system's own files, the preset that reads them).
-#: One table for every system, so two layouts in one folder are seen as ambiguous.
-LAYOUTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    (".claude", ("agents", "settings.json", "settings.local.json"), "claude-code"),
-    # a Claude Code plugin (plugin.json) or plugin marketplace (marketplace.json)
-    (".claude-plugin", ("plugin.json", "marketplace.json"), "claude-code"),
-    (".work-agent", ("agents", "tools"), "work-agent"),
-)
 
 
 def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
@@ -47,7 +37,7 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     """
     root = Path(path)
     if not root.is_dir():
-        return claudecode.enclosing_layout(root) if root.exists() else None
+        return registry.enclosing_layout(root) if root.exists() else None
     found = []
     for folder, marks, preset in LAYOUTS:
         base = root if root.name == folder else root / folder
@@ -56,7 +46,7 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
             found.append((preset, f"the project folder {'is' if base == root else 'holds'} "
                                   f"{shown} (the {preset} layout)"))
     if not found:
-        return claudecode.enclosing_layout(root)  # a folder inside .claude/ or a plugin
+        return registry.enclosing_layout(root)  # a folder inside .claude/ or a plugin
     return found[0] if len({preset for preset, _ in found}) == 1 else None
 
 
@@ -105,10 +95,11 @@ def _source(path: Path, root: Path) -> SourceFile:
 
 
 def _add_system_tools(defs: Definitions) -> None:
-    """The tools the layout's system brings (Claude Code's built-ins), once the files declared
-    theirs: a project resolves against them without a registry file."""
-    if defs.layout is not None and defs.layout[0] == "claude-code":
-        claudecode.add_builtins(defs)
+    """The tools the layout's system brings (its built-ins), once the files declared theirs:
+    a project resolves against them without a registry file."""
+    system = registry.system_for_layout(defs.layout[0] if defs.layout else None)
+    if system is not None and system.add_builtins is not None:
+        system.add_builtins(defs)
 
 
 def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:
@@ -123,7 +114,7 @@ def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: b
 
 def _discover(root: Path, formats: Registry) -> list[Path]:
     """Every file under ``root`` some format reads, in a stable order."""
-    hidden_ok = _HIDDEN_OK | formats.hidden_names
+    hidden_ok = registry.hidden_folders() | formats.hidden_names
     suffixes = formats.suffixes
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):

@@ -1,0 +1,145 @@
+"""What an agent system is to toolkit: one record, and the protocols its parts answer.
+
+A system (Claude Code, work-agent, emergent, ...) is one package under
+``toolkit/systems/`` whose ``SYSTEM`` is a :class:`System`: the formats it reads
+(rows of the format table), its preset, the folders by which a project shows it, its
+built-in tools, its permission engine, its rule syntax and its risk knowledge. The
+one list of systems is ``toolkit.systems.registry.SYSTEMS``; nothing outside
+``toolkit/systems`` imports a system package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...core.decision import Decision, Verdict
+    from ...core.models import AgentDefinition, Rule, ServerConfig
+    from ...core.names import NameRules
+    from ...core.pool import ToolPool
+    from ...core.presets import Preset
+    from ...errors import Problem
+    from .calllog import CallLog, TranscriptReader
+    from .definitions import Definitions
+    from .formats import Format
+
+__all__ = ["Approval", "EngineFactory", "Layout", "PermissionEngine", "System"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A folder by which a project shows its system: ``.claude/`` holding ``agents/``."""
+
+    folder: str
+    #: what inside the folder marks the system's own files (any one of them)
+    marks: tuple[str, ...]
+
+
+class Approval(Protocol):
+    """A configured MCP server as a permission engine sees it: approved, rejected, pending."""
+
+    server: str
+    status: str
+    detail: str
+    rule: Rule
+
+
+class PermissionEngine(Protocol):
+    """One project's argument-level permission rules, as ``Policy`` asks about them.
+
+    ``check_call`` answers "does this call run unasked, and why" with a ``Decision``
+    (decided by :func:`toolkit.core.decision.decide_call`); the name-level questions
+    (``explain``, the matrix) take from the engine its bare deny / ask rules and the
+    tools whose calls depend on their arguments (shown ``conditional``).
+    """
+
+    #: the system whose engine this is (``"claude-code"``)
+    system: str
+
+    @property
+    def problems(self) -> Iterable[Problem]:
+        """Warnings met while reading the settings (skipped rules and the like)."""
+
+    def check_call(self, tool: str, args: Mapping[str, Any] | None,
+                   definition: AgentDefinition | None, *, mode: str | None, cwd: str | None,
+                   hook: Any, known: Callable[[str], bool]) -> Decision:
+        """What the runtime does with this call of ``tool`` by ``definition`` (None: main)."""
+
+    def call_arguments(self, tool: str, text: str) -> dict[str, Any]:
+        """A call's arguments written on a command line (JSON, or the tool's main field)."""
+
+    def name_rules(self, kind: str, known: Callable[[str], bool],
+                   servers: Mapping[str, ServerConfig]) -> tuple[Rule, ...]:
+        """The settings' rules of ``kind`` (deny / ask) that act on a whole tool."""
+
+    def argument_rules(self, definition: AgentDefinition | None,
+                       lookup: Callable[[str], str | None]) -> dict[str, tuple[Any, ...]]:
+        """Pool tool -> the rules deciding its calls by their arguments, for an agent."""
+
+    def conditional(self, decision: Decision, rules: tuple[Any, ...]) -> Decision:
+        """``decision`` about a tool whose calls ``rules`` decide by their arguments."""
+
+    def conditional_verdict(self, verdict: Verdict) -> Verdict:
+        """A granted verdict of such a tool, as ``conditional``."""
+
+    def frame(self, agents: Iterable[AgentDefinition]) -> pd.DataFrame:
+        """Every permission rule, one row each (``proj.permissions``)."""
+
+    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
+        """Each configured server's :class:`Approval`."""
+
+    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
+        """Rows of ``proj.inheritance_gaps()``."""
+
+    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
+        """The same gaps as warnings for ``toolmatrix check``."""
+
+
+#: Opens a project's permission engine: ``(path, home=, managed=, cli=)`` -> engine, or
+#: None when the project is not the system's and no option was given.
+EngineFactory = Callable[..., "PermissionEngine | None"]
+
+
+@dataclass(frozen=True)
+class System:
+    """One agent system: all that toolkit knows of it (see the module docstring)."""
+
+    #: the name presets, layouts and ``Tool.format`` use: ``"claude-code"``
+    name: str
+    #: how people write it: ``"Claude Code"``
+    title: str
+    #: rows of the format table, in priority order among themselves
+    formats: tuple[Format, ...] = ()
+    #: the system's preset (SPEC section 4), or None (it shares another's or ``strict``)
+    preset: Preset | None = None
+    #: folders by which a project shows this system (its preset is then chosen)
+    layouts: tuple[Layout, ...] = ()
+    #: a path inside one of the system's own folders -> (preset, why), else None
+    enclosing_layout: Callable[[Path], tuple[str, str] | None] | None = None
+    #: hidden folders the folder walk enters although hidden (``.vscode``)
+    hidden_folders: tuple[str, ...] = ()
+    #: adds the system's built-in tools to a project of its layout
+    add_builtins: Callable[[Definitions], None] | None = None
+    #: reads one agent from text, as the system reads its agent files (``add_agent``)
+    read_agent: Callable[[str, str], AgentDefinition] | None = None
+    #: opens the project's permission engine (settings layers, rule grammar, evaluation)
+    engine: EngineFactory | None = None
+    #: an engine with no settings, for what-if questions about a project without any
+    empty_engine: Callable[[str], PermissionEngine] | None = None
+    #: the system's own tool names and list matching (rules with ``syntax=name``)
+    name_rules: Callable[[ToolPool], NameRules] | None = None
+    #: (prefix, separator) of the system's qualified MCP tool names, accepted everywhere
+    #: (``("mcp__", "__")``: ``mcp__server__tool``)
+    mcp_spelling: tuple[str, str] | None = None
+    #: the permission modes its engine knows (``check_call(mode=...)``), and their aliases
+    modes: tuple[str, ...] = ()
+    mode_aliases: Mapping[str, str] = field(default_factory=dict)
+    #: reads the system's transcripts into a call log (``tk.replay``)
+    transcripts: Callable[[CallLog], TranscriptReader] | None = None
+    #: built-in tool -> its risk classes (``base.risks``; read by ``analysis.risk``)
+    risks: Mapping[str, frozenset[str]] = field(default_factory=dict)
