@@ -225,3 +225,35 @@ def test_unregistering_leaves_the_tables_as_they_were(toybox: Path) -> None:
         assert tk.load(toybox).preset.name == "strict"
     finally:
         registry.register(TOYBOX)
+
+
+def test_a_folder_with_two_runtimes_asks_which(toybox: Path) -> None:
+    """SPEC section 13: every runtime's settings are read; check_call needs runtime= then."""
+    (toybox / ".claude").mkdir()
+    (toybox / ".claude" / "settings.json").write_text(
+        '{"permissions": {"deny": ["Bash(rm *)"]}}')
+    proj = tk.load(toybox, home=False, managed=False)
+    assert proj.runtimes == ("claude-code", "toybox")
+    with pytest.raises(ValueError, match=r"several runtimes \(claude-code, toybox\)"):
+        proj.check_call("run", {"cmd": "make all"})
+    toy = proj.check_call("run", {"cmd": "make all"}, runtime="toybox")
+    assert (toy.effect, toy.runtime) == (Effect.ALLOW, "toybox")
+    claude = proj.check_call("Bash", {"command": "rm -rf build"}, runtime="claude-code")
+    assert (claude.effect, claude.runtime) == (Effect.DENY, "claude-code")
+    assert "runtime=claude-code" in claude.report()
+    chosen = tk.load(toybox, runtime="toybox", home=False, managed=False)
+    assert chosen.check_call("run", {"cmd": "rm x"}).effect is Effect.DENY
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["why", str(toybox), "run", "make all", "--no-home", "--runtime", "toybox"],
+                out, err) == 0
+    assert main(["why", str(toybox), "run", "make all", "--no-home"], out, err) == 2
+    assert "several runtimes" in err.getvalue()
+
+
+def test_a_runtime_without_settings_is_asked_as_one_with_none(toybox: Path) -> None:
+    proj = tk.load(toybox, home=False, managed=False)
+    assert proj.runtimes == ("toybox",)
+    d = proj.check_call("Bash", {"command": "ls"}, runtime="claude-code")
+    assert d.runtime == "claude-code" and proj.runtimes == ("toybox",)
+    with pytest.raises(ValueError, match="no permission engine for runtime 'nope'"):
+        proj.check_call("run", {"cmd": "ls"}, runtime="nope")

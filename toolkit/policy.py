@@ -136,7 +136,9 @@ class Policy:
     """Definitions + pool + preset: resolve, explain and tabulate tool access."""
 
     def __init__(self, defs: Definitions, preset: str | Preset | None = None,
-                 engine: PermissionEngine | None = None) -> None:
+                 engine: PermissionEngine | None = None, *,
+                 engines: Mapping[str, PermissionEngine] | None = None,
+                 runtime: str | None = None) -> None:
         self.definitions = defs
         self.root = defs.root
         self._preset_name, self.preset_reason = choose_preset(defs, preset)
@@ -164,12 +166,23 @@ class Policy:
         # Warnings about one pool (grants', the group map's) -> the pool version they are
         # about: once servers connect, those about the earlier pool are no longer shown.
         self._pool_problems: dict[Problem, int] = {}
-        #: the project's permission engine: its runtime's settings layers, rule grammar and
-        #: evaluation (None: no settings were found; see check_call)
-        self.engine = engine
+        #: every runtime's permission engine found for the project, by runtime (SPEC 13)
+        self.engines: dict[str, PermissionEngine] = dict(engines or {})
+        if engine is not None:
+            self.engines.setdefault(engine.system, engine)
+        # engines with no settings, for what-if questions (by runtime; None: the default one)
+        self._what_if: dict[str | None, PermissionEngine] = {}
+        if runtime is not None and runtime not in self.engines:
+            self._what_if[runtime] = registry.empty_engine(str(self.root), runtime)
+        #: the project's permission engine (the runtime given, else the first found): its
+        #: settings layers, rule grammar and evaluation (None: no settings; see check_call)
+        self.engine = self.engines.get(runtime) if runtime is not None else next(
+            iter(self.engines.values()), None)
+        self._runtime = runtime
         self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
+        for found in self.engines.values():
+            self._problems.update(dict.fromkeys(found.problems))
         if self.engine is not None:
-            self._problems.update(dict.fromkeys(self.engine.problems))
             self._reject_mcp_servers(self.engine)
         self.pool = self._build_pool()
         if self.engine is not None:
@@ -646,7 +659,7 @@ class Policy:
 
     def check_call(self, tool: str, args: Mapping[str, Any] | None = None,
                    agent: str | None = None, mode: str | None = None, cwd: str | None = None,
-                   hook: str | None = None) -> Decision:
+                   hook: str | None = None, runtime: str | None = None) -> Decision:
         """What the runtime would do with this call, and exactly why (a what-if, offline).
 
         The project's permission engine answers (Claude Code's: its settings layers); a
@@ -669,20 +682,28 @@ class Policy:
         >>> d.effect.value, d.reason.value, d.rule.text, d.rule.where
         ('explicit-deny', 'agent-tools', 'Bash', '.claude/agents/generalist.md:4')
         """
-        engine = self._engine()
+        engine = self._engine(runtime)
         definition = self.agent(agent) if agent is not None else None
-        return engine.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
-                                 known=lambda name: self.pool.index.lookup(name) is not None)
+        decision = engine.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
+                                     known=lambda name: self.pool.index.lookup(name) is not None)
+        return replace(decision, runtime=engine.system)
+
+    @property
+    def runtimes(self) -> tuple[str, ...]:
+        """The runtimes whose permission settings the project holds (``"claude-code"``, ...):
+        ``check_call(runtime=...)`` picks one when there are several."""
+        return tuple(self.engines)
 
     def unknown_tool(self, name: str) -> str:
         """``"no tool 'x' in the project; did you mean: y?"`` (the nearest names, if any)."""
         return f"no tool {name!r} in the project{nearest_names(name, self.tools)}"
 
-    def call_arguments(self, tool: str, text: str) -> dict[str, Any]:
+    def call_arguments(self, tool: str, text: str, runtime: str | None = None
+                       ) -> dict[str, Any]:
         """A call's arguments as written on a command line (a JSON object, or the value of
         the tool's main field: a shell command, a path, a URL), read by the project's engine;
         ``ValueError`` says what is wrong."""
-        return self._engine().call_arguments(tool, text)
+        return self._engine(runtime).call_arguments(tool, text)
 
     @property
     def permissions(self) -> pd.DataFrame:
@@ -719,10 +740,22 @@ class Policy:
                       stacklevel=2)
         return self.engine
 
-    def _engine(self) -> PermissionEngine:
-        if self.engine is None:  # no settings: ask as a project whose every rule is absent
-            self.engine = registry.empty_engine(str(self.root))
-        return self.engine
+    def _engine(self, runtime: str | None = None) -> PermissionEngine:
+        """The engine of ``runtime`` (one with no settings when the project has none of it),
+        else the project's; a project with several runtimes and none chosen needs ``runtime``."""
+        runtime = runtime or self._runtime
+        if runtime is not None:
+            if runtime not in self._what_if and runtime not in self.engines:
+                self._what_if[runtime] = registry.empty_engine(str(self.root), runtime)
+            return self.engines.get(runtime) or self._what_if[runtime]
+        if len(self.engines) > 1:
+            raise ValueError(f"the project holds permission settings of several runtimes "
+                             f"({', '.join(self.engines)}); pass runtime= (--runtime) to pick")
+        if self.engine is not None:
+            return self.engine
+        if None not in self._what_if:  # no settings: ask as a project whose every rule is absent
+            self._what_if[None] = registry.empty_engine(str(self.root))
+        return self._what_if[None]
 
     def _reject_mcp_servers(self, engine: PermissionEngine) -> None:
         """Servers the settings reject (Claude Code's disabledMcpjsonServers: "never connects
@@ -822,8 +855,9 @@ def _state_names(tools: Iterable[Tool]) -> frozenset[str]:
     return frozenset(states)
 
 
-def load_policy(path: str | os.PathLike[str], preset: str | Preset | None = None,
-                **options: Any) -> Policy:
+def load_policy(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
+                runtime: str | None = None, **options: Any) -> Policy:
     """The project at ``path`` with its permission engine (``options``: the engine's, such as
     Claude Code's ``home=``, ``managed=``, ``cli=``)."""
-    return Policy(load_definitions(path), preset, registry.engine_for(path, **options))
+    return Policy(load_definitions(path), preset, engines=registry.engines_for(path, **options),
+                  runtime=runtime)

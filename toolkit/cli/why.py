@@ -42,6 +42,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claude", default="", metavar="'FLAGS'",
                         help="Claude Code command-line flags, quoted as one string: "
                              "--claude='--allowedTools \"Bash(make *)\"'")
+    parser.add_argument("--runtime", default=None,
+                        help="whose permission engine answers, when the folder holds the "
+                             "settings of several runtimes (claude-code, ...)")
     parser.add_argument("--format", choices=["text", "json"], default="text")
 
 
@@ -58,9 +61,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     home = False if args.no_home else args.home
     proj = load(args.path, home=home, managed=args.managed, cli=flags)
     try:
-        call = proj.call_arguments(args.tool, args.args)
+        call = proj.call_arguments(args.tool, args.args, runtime=args.runtime)
         decision = proj.check_call(args.tool, call, agent=args.agent, mode=args.mode,
-                                   cwd=args.cwd, hook=args.hook)
+                                   cwd=args.cwd, hook=args.hook, runtime=args.runtime)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
     warn(decision.warnings, err)

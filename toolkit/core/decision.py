@@ -366,6 +366,8 @@ class Decision:
     #: for a call: the permission mode it was checked in, and the working directory
     mode: str = ""
     cwd: str = ""
+    #: for a call: the runtime whose permission engine decided it (``"claude-code"``)
+    runtime: str = ""
 
     @property
     def allowed(self) -> bool:
@@ -393,7 +395,8 @@ class Decision:
     def report(self) -> str:
         """The decision and its full trace, as plain text."""
         if self.question == "call":
-            head = f"{self}\n  mode={self.mode} cwd={self.cwd}"
+            runtime = f"runtime={self.runtime} " if self.runtime else ""
+            head = f"{self}\n  {runtime}mode={self.mode} cwd={self.cwd}"
         else:
             head = (f"{self}\n  preset={self.preset} groups={groups_label(self.groups)} "
                     f"state={self.state} depth={self.depth}")

@@ -64,8 +64,10 @@ class Project(Policy):
     """
 
     def __init__(self, defs: Any, preset: str | Preset | None = None,
-                 engine: PermissionEngine | None = None) -> None:
-        super().__init__(defs, preset, engine)
+                 engine: PermissionEngine | None = None, *,
+                 engines: Mapping[str, PermissionEngine] | None = None,
+                 runtime: str | None = None) -> None:
+        super().__init__(defs, preset, engine, engines=engines, runtime=runtime)
         self.sessions: dict[str, Session] = {}
         self.active: Session | None = None
         self.audit_log = AuditLog()
@@ -442,6 +444,7 @@ class Project(Policy):
 
 
 def load(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
+         runtime: str | None = None,
          home: str | os.PathLike[str] | bool | None = None,
          managed: str | os.PathLike[str] | bool | None = None,
          cli: Sequence[str] | None = None) -> Project:
@@ -460,6 +463,8 @@ def load(path: str | os.PathLike[str], preset: str | Preset | None = None, *,
     (default the real home; ``False``: no user layer), ``managed`` a
     managed-settings file or folder (default the platform's; ``False``: none),
     ``cli`` Claude Code's command-line arguments (``["--allowedTools", "Bash(git *)"]``).
+    Every runtime whose permission settings the folder holds is read (``proj.runtimes``);
+    ``runtime`` picks the one ``check_call`` asks by default (needed when there are several).
     """
-    engine = registry.engine_for(path, home=home, managed=managed, cli=cli)
-    return Project(load_definitions(path), preset, engine)
+    engines = registry.engines_for(path, home=home, managed=managed, cli=cli)
+    return Project(load_definitions(path), preset, engines=engines, runtime=runtime)

@@ -18,7 +18,7 @@ from .base.formats import Registry
 from .base.source import SourceFile
 from .registry import FORMATS, LAYOUTS
 
-__all__ = ["LAYOUTS", "Definitions", "layout_preset", "load_definitions"]
+__all__ = ["LAYOUTS", "Definitions", "layout_preset", "layouts_found", "load_definitions"]
 
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ipynb_checkpoints",
               ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist"}
@@ -35,10 +35,17 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     >>> layout_preset("/nonexistent") is None
     True
     """
-    root = Path(path)
+    found = layouts_found(Path(path))
+    return found[0] if len({preset for preset, _ in found}) == 1 else None
+
+
+def layouts_found(root: Path) -> list[tuple[str, str]]:
+    """Every (preset, why) the layout of ``root`` shows: one per system folder it holds (or
+    is), else the system folder it lies in; several when runtimes share the project."""
     if not root.is_dir():
-        return registry.enclosing_layout(root) if root.exists() else None
-    found = []
+        inside = registry.enclosing_layout(root) if root.exists() else None
+        return [inside] if inside is not None else []
+    found: list[tuple[str, str]] = []
     for folder, marks, preset in LAYOUTS:
         base = root if root.name == folder else root / folder
         if any((base / mark).exists() for mark in marks):
@@ -46,8 +53,9 @@ def layout_preset(path: str | os.PathLike[str]) -> tuple[str, str] | None:
             found.append((preset, f"the project folder {'is' if base == root else 'holds'} "
                                   f"{shown} (the {preset} layout)"))
     if not found:
-        return registry.enclosing_layout(root)  # a folder inside .claude/ or a plugin
-    return found[0] if len({preset for preset, _ in found}) == 1 else None
+        enclosing = registry.enclosing_layout(root)  # a folder inside .claude/ or a plugin
+        return [enclosing] if enclosing is not None else []
+    return found
 
 
 def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMATS
@@ -66,7 +74,7 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
     defs = Definitions(root=str(root), layout=layout_preset(root))
     if root.is_file():
         formats.load(SourceFile.at(root), defs, explicit=True)
-        _add_system_tools(defs)
+        _add_system_tools(defs, root)
         defs.raise_errors()
         return defs
     files = _discover(root, formats)
@@ -78,7 +86,7 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
         files = [f for f in (files if listed is None else listed) if f != manifest_file]
     for f in files:
         _read(_source(f, root), defs, formats, explicit=False)
-    _add_system_tools(defs)
+    _add_system_tools(defs, root)
     if not manifest_ok:
         defs.raise_errors()  # without its preset, rule checks would report misleading errors
     return defs
@@ -94,12 +102,13 @@ def _source(path: Path, root: Path) -> SourceFile:
     return file
 
 
-def _add_system_tools(defs: Definitions) -> None:
-    """The tools the layout's system brings (its built-ins), once the files declared theirs:
-    a project resolves against them without a registry file."""
-    system = registry.system_for_layout(defs.layout[0] if defs.layout else None)
-    if system is not None and system.add_builtins is not None:
-        system.add_builtins(defs)
+def _add_system_tools(defs: Definitions, root: Path) -> None:
+    """The tools each system the layout shows brings (its built-ins), once the files declared
+    theirs: a project resolves against them without a registry file."""
+    for preset in dict.fromkeys(preset for preset, _ in layouts_found(root)):
+        system = registry.system_for_layout(preset)
+        if system is not None and system.add_builtins is not None:
+            system.add_builtins(defs)
 
 
 def _read(file: SourceFile, defs: Definitions, formats: Registry, *, explicit: bool) -> bool:

@@ -32,13 +32,14 @@ __all__ = [
     "by_name",
     "empty_engine",
     "enclosing_layout",
-    "engine_for",
+    "engines_for",
     "hidden_folders",
     "modes",
     "read_agent",
     "register",
     "risks",
     "system_for_layout",
+    "transcript_readers",
     "unregister",
 ]
 
@@ -149,23 +150,26 @@ def read_agent(layout: tuple[str, str] | None) -> Callable[[str, str], AgentDefi
     return frontmatter.read_agent
 
 
-def engine_for(path: str | os.PathLike[str], **options: Any) -> PermissionEngine | None:
-    """The permission engine of the project at ``path``: the first system whose engine reads
-    it (its settings are there, or ``options`` such as ``home=`` were given), else None."""
+def engines_for(path: str | os.PathLike[str], **options: Any) -> dict[str, PermissionEngine]:
+    """Every permission engine that reads the project at ``path`` (one per runtime whose
+    settings are there), by system name, in :data:`SYSTEMS` order."""
+    found: dict[str, PermissionEngine] = {}
     for system in SYSTEMS:
         if system.engine is not None:
             engine = system.engine(path, **options)
             if engine is not None:
-                return engine
-    return None
+                found[system.name] = engine
+    return found
 
 
-def empty_engine(root: str) -> PermissionEngine:
-    """An engine with no settings, for what-if questions about a project that has none."""
-    for system in SYSTEMS:
-        if system.empty_engine is not None:
-            return system.empty_engine(root)
-    raise LookupError("no agent system has a permission engine")
+def empty_engine(root: str, system: str | None = None) -> PermissionEngine:
+    """An engine with no settings (of ``system``, else the first that has one), for what-if
+    questions about a project that has none; ``ValueError`` for a system without an engine."""
+    for candidate in SYSTEMS:
+        if candidate.empty_engine is not None and system in (None, candidate.name):
+            return candidate.empty_engine(root)
+    known = ", ".join(s.name for s in SYSTEMS if s.empty_engine is not None)
+    raise ValueError(f"no permission engine for runtime {system!r}; runtimes with one: {known}")
 
 
 def modes() -> tuple[str, ...]:

@@ -29,6 +29,8 @@ PARSER.add_argument("--agent", default=None, help="check as this subagent (its f
 PARSER.add_argument("--mode", default=None,  # the engine checks it and lists its modes
                     help="permission mode (default: the settings' defaultMode, else default)")
 PARSER.add_argument("--cwd", default=None, help="working directory (default: the project)")
+PARSER.add_argument("--runtime", default=None,
+                    help="whose permission engine answers (when the project holds several)")
 PARSER.add_argument("--hook", choices=["allow", "deny", "ask"], default=None,
                     help="what a PreToolUse hook would answer (what-if)")
 
@@ -39,9 +41,9 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Decision:
     args = PARSER.parse(rest)
     project = magics.require_project()
     try:
-        call = project.call_arguments(args.tool, " ".join(args.args))
+        call = project.call_arguments(args.tool, " ".join(args.args), runtime=args.runtime)
         decision = project.check_call(args.tool, call, agent=args.agent, mode=args.mode,
-                                      cwd=args.cwd, hook=args.hook)
+                                      cwd=args.cwd, hook=args.hook, runtime=args.runtime)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"%tk why: {exc}") from None
     warn(decision.warnings)
