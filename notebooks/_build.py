@@ -1,7 +1,9 @@
 """Build the teaching notebooks (outputs-free) from the cells below: ``python notebooks/_build.py``.
 
-Editing a notebook means editing this file and re-running it, so the six
+Editing a notebook means editing this file and re-running it, so the teaching
 notebooks stay reproducible and reviewable as plain Python.
+``python notebooks/_build.py OUT`` writes them into the folder ``OUT`` instead
+(what the tests do: they never rewrite the notebooks a user may have run).
 """
 
 from __future__ import annotations
@@ -682,14 +684,22 @@ def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:
     return nb
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python notebooks/_build.py [OUTPUT_FOLDER]  (default: notebooks/)",
+              file=sys.stderr)
+        return 2
+    out = Path(argv[0]) if argv else HERE
+    if not out.is_dir():
+        print(f"error: output folder {out} does not exist", file=sys.stderr)
+        return 2
     for name, cells in NOTEBOOKS.items():
         nb = build(name, cells)
         nbformat.validate(nb)
-        nbformat.write(nb, HERE / f"{name}.ipynb")
-    print(f"wrote {len(NOTEBOOKS)} notebooks to {HERE}")
+        nbformat.write(nb, out / f"{name}.ipynb")
+    print(f"wrote {len(NOTEBOOKS)} notebooks to {out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

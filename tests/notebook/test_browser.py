@@ -8,7 +8,9 @@ adds, the spawn tree's new node, the server panel's lights when a server dies
 and after the project closes, the matrix explorer's filter, "no rows" and a
 clicked cell's trace (with the effect explain() gives), and the fleet-scale
 grid at 200 × 5,000 (its time to first paint is printed, not asserted: the
-figure lives in bench/RESULTS.md). Screenshots go to ``docs/screenshots/``.
+figure lives in bench/RESULTS.md). Screenshots go to a build folder (printed; a
+temporary one unless ``TOOLMATRIX_SCREENSHOTS=DIR`` names one): tests never write into the
+working tree. ``TOOLMATRIX_SCREENSHOTS=docs/screenshots`` retakes the README's screenshots.
 
 Outside CI the module skips when /usr/bin/chromium is missing; under
 ``CI=true`` it must run (``make browser`` installs Chromium).
@@ -21,7 +23,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,8 @@ from tests.support.lab import (
 from tests.support.procs import descendants
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+#: Where the screenshots go: set by the ``browser`` fixture (see :func:`screenshot_folder`).
+SCREENSHOTS = Path()
 
 pytestmark = pytest.mark.slow
 
@@ -61,11 +64,21 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield running
 
 
+def screenshot_folder(tmp: Path, environ: Mapping[str, str] = os.environ) -> Path:
+    """``$TOOLMATRIX_SCREENSHOTS`` when set (``docs/screenshots`` retakes the README's,
+    relative to the repository), else ``tmp``: the tracked screenshots change only when asked."""
+    asked = environ.get("TOOLMATRIX_SCREENSHOTS", "").strip()
+    return ROOT / asked if asked else tmp
+
+
 @pytest.fixture(scope="module")
-def browser(lab: Lab) -> Iterator[Any]:
+def browser(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from playwright.sync_api import expect, sync_playwright
 
+    global SCREENSHOTS
+    SCREENSHOTS = screenshot_folder(tmp_path_factory.mktemp("screenshots"))
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots go to {SCREENSHOTS}")
     expect.set_options(timeout=30_000)  # a loaded 2-core machine renders slowly
     with sync_playwright() as pw:
         chromium = launch(pw)
@@ -84,6 +97,13 @@ def notebook(lab: Lab, browser: Any, request: pytest.FixtureRequest) -> Iterator
     finally:
         menu(page, "Kernel", "Shut Down Kernel")
         page.close()
+
+
+def test_screenshots_go_to_a_build_folder_unless_asked(tmp_path: Path) -> None:
+    assert screenshot_folder(tmp_path, {}) == tmp_path
+    assert screenshot_folder(tmp_path, {"TOOLMATRIX_SCREENSHOTS": " "}) == tmp_path
+    assert screenshot_folder(tmp_path, {"TOOLMATRIX_SCREENSHOTS": "docs/screenshots"}) == (
+        ROOT / "docs" / "screenshots")
 
 
 def run_all(page: Any, timeout: float = 180_000) -> None:
