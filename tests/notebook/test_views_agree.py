@@ -150,3 +150,24 @@ def test_explorer_codes_follow_a_redefined_agent(examples: Path) -> None:
         assert fleet.CODE_LABELS[after.codes[row, 0]] == "deny"
         assert str(proj.explain("react-agent", "graph-update", groups=["*"],
                                 state="analysis").effect) == "explicit-deny"
+
+
+@pytest.mark.parametrize("example", ["trustgraph", "emergent", "claude-code"])
+def test_per_tool_reach_counts_distinct_agents(examples: Path, example: str) -> None:
+    """"Per tool: how many agents may call it" counts agents, not agent × context columns:
+    an agent counts once when explain() allows the tool in any of the explorer's contexts."""
+    with tk.load(examples / example) as proj:
+        groups, states = ["*", "default"], list(proj.states)[:2]
+        explorer = MatrixExplorer(proj, groups="; ".join(groups), states=states)
+        assert len(explorer.columns) == len(proj.agents) * len(groups) * len(states) > 0
+        reach = explorer.tool_reach
+        for tool in proj.tools:
+            decisions = {a: [proj.explain(a, tool, groups=[g], state=s)
+                             for g in groups for s in states] for a in proj.agents}
+            may = sum(any(d.allowed for d in ds) for ds in decisions.values())
+            assert reach.loc[tool, "may call"] == may, tool
+            for effect in ("allow", "implicit-deny"):
+                having = sum(any(d.effect == effect for d in ds) for ds in decisions.values())
+                assert reach.loc[tool, effect] == having, (tool, effect)
+        page = fleet.reach_html(explorer.data)  # type: ignore[arg-type]
+        assert f"of {len(proj.agents)} agent(s)" in page

@@ -248,21 +248,46 @@ def effect_counts(data: MatrixData) -> pd.DataFrame:
     return pd.DataFrame(counts, index=_column_index(data))
 
 
+def _per_agent(data: MatrixData, mask: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per tool (row of ``mask``, tools × columns): how many distinct agents have a True
+    cell in any of their columns (an agent's contexts count once)."""
+    import numpy as np
+
+    if not data.columns:
+        return np.zeros(mask.shape[0], dtype=np.int64)
+    names = [c.agent for c in data.columns]
+    index = {a: i for i, a in enumerate(dict.fromkeys(names))}
+    agent_of = np.asarray([index[a] for a in names])
+    order = np.argsort(agent_of, kind="stable")  # each agent's columns side by side
+    starts = np.flatnonzero(np.r_[True, np.diff(agent_of[order]) != 0])
+    any_column = np.logical_or.reduceat(mask[:, order], starts, axis=1)
+    out: np.ndarray[Any, Any] = any_column.sum(axis=1, dtype=np.int64)
+    return out
+
+
+def n_agents(data: MatrixData) -> int:
+    """How many distinct agents the matrix's columns are for."""
+    return len(dict.fromkeys(c.agent for c in data.columns))
+
+
 def tool_reach(data: MatrixData) -> pd.DataFrame:
     """Per tool: its server and groups, how many agents may call it, and how many each effect.
 
-    ``may call`` counts the columns whose effect grants the tool (allow, ask,
-    conditional); with several group sets, states or presets a column is one
-    agent in one of them. Sorted by ``may call``, most first.
+    Every count is of distinct agents: ``may call`` counts the agents with a
+    granted effect (allow, ask, conditional) in at least one of their columns
+    (group set × state × preset); an effect's column the agents with that effect
+    in at least one. With one context per agent the effects add up to the agents.
+    Sorted by ``may call``, most first.
     """
     import numpy as np
     import pandas as pd
 
     effects = data.effect_codes()
-    counts = {e.value: (effects == i).sum(axis=1, dtype=np.int64) for i, e in enumerate(EFFECTS)}
+    counts = {e.value: _per_agent(data, effects == i) for i, e in enumerate(EFFECTS)}
+    granted = np.isin(effects, [i for i, e in enumerate(EFFECTS) if e.granted])
     frame = pd.DataFrame({"server": data.servers,
                           "groups": [", ".join(g) for g in data.groups],
-                          "may call": sum(counts[e.value] for e in EFFECTS if e.granted),
+                          "may call": _per_agent(data, granted),
                           **counts}, index=pd.Index(data.tools, name="tool"))
     return frame.sort_values("may call", ascending=False, kind="stable")
 
@@ -421,8 +446,12 @@ def reach_html(data: MatrixData, max_rows: int = 15) -> str:
                    f"<td>{int(n)}</td></tr>"
                    for tool, server, n in zip(frame.index[:max_rows], frame["server"][:max_rows],
                                               frame["may call"][:max_rows], strict=True))
+    agents = n_agents(data)
+    contexts = len(data.columns) // agents if agents else 0
+    within = f" in any of their {contexts} contexts" if contexts > 1 else ""
     return ("<div class='toolkit-tool-reach'><p><b>Per tool: how many agents may call it</b> "
-            f"<small>({nobody} of {len(frame)} tool(s) no agent may call)</small></p>"
+            f"<small>(of {agents} agent(s){within}; {nobody} of {len(frame)} tool(s) no agent "
+            "may call)</small></p>"
             "<table><thead><tr><th>tool</th><th>server</th><th>may call</th></tr></thead>"
             f"<tbody>{body}</tbody></table>"
             + _more(len(frame) - max_rows, "tools", "all: tool_reach(data) as a DataFrame")
