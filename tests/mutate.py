@@ -38,9 +38,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "toolkit/systems/claude_code/permissions/bash.py": ("tests/core/permissions",),
     "toolkit/systems/base/shell.py": ("tests/core/permissions",),
     "toolkit/analysis/diff.py": ("tests/core/test_diff.py",),
-    # its tests start MCP servers: under mutmut's forked workers every mutant times out so
-    # far (a lock test without a server, or a longer timeout, is still to be found)
-    "toolkit/analysis/lock.py": ("tests/runtime/test_lock.py",),
+    # the fast set without servers (tests/runtime/test_lock.py starts MCP servers: under
+    # mutmut's forked workers every mutant timed out; those tests stay, run by make test)
+    "toolkit/analysis/lock.py": ("tests/runtime/test_lock_mutants.py",),
     "toolkit/analysis/replay.py": ("tests/core/test_replay.py", "tests/test_cli_replay.py"),
 }
 
