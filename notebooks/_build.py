@@ -426,10 +426,15 @@ proj                                 # counts and the first names, not 5,200 of 
 Summaries first: per agent, how many tools of each effect; per tool, how many agents may
 call it; a heatmap of agents × tool groups. Below them the whole matrix: filter tools by
 name or glob (`svc03_*`), columns by agent, by server, group or effect, sort, scroll (the
-headers stay), and click a cell to see its `explain()` trace.
+headers stay), and click a cell to see its `explain()` trace, headed by the
+`proj.explain(...)` call that gives the same answer.
+
+The context every cell is decided in is named above the grid. Without arguments the
+explorer uses `proj.explain`'s default (group set `default`, state `undefined`, the
+project's preset); this fleet's tools are all in named groups, so we ask for every group:
 """),
     py('''
-explorer = MatrixExplorer(proj)
+explorer = MatrixExplorer(proj, groups="*")
 explorer
 '''),
     md("The summaries are DataFrames too:"),

@@ -171,3 +171,55 @@ def test_per_tool_reach_counts_distinct_agents(examples: Path, example: str) -> 
                 assert reach.loc[tool, effect] == having, (tool, effect)
         page = fleet.reach_html(explorer.data)  # type: ignore[arg-type]
         assert f"of {len(proj.agents)} agent(s)" in page
+
+
+def _panel_text(explorer: MatrixExplorer) -> str:
+    return "\n".join(o["data"]["text/plain"] for o in explorer.explanation.outputs)
+
+
+def _panel_html(explorer: MatrixExplorer) -> str:
+    return "".join(o["data"]["text/html"] for o in explorer.explanation.outputs)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_matrix_explorer_default_is_explains_default(examples: Path, example: str) -> None:
+    """With no context arguments, each cell is what proj.explain(agent, tool) says with none;
+    the context is named above the grid and the panel shows the call that reproduces it."""
+    with tk.load(examples / example) as proj:
+        explorer = MatrixExplorer(proj)
+        assert explorer.messages.outputs == ()  # no warning about a default nobody asked for
+        for column, c in enumerate(explorer.columns):
+            for tool in proj.tools:
+                plain = proj.explain(c["agent"], tool)
+                assert explorer.effect(tool, column) == plain.effect, (c["agent"], tool)
+        context = explorer.context.value
+        assert "Context:" in context and "the default context" in context
+        for level, value in (("groups", "default"), ("state", "undefined"),
+                             ("preset", proj.preset.name)):
+            assert f"{level} <b>{value}</b>" in context, level
+        agent, tool = explorer.columns[0]["agent"], next(iter(proj.tools))
+        clicked = explorer.click(tool, 0)
+        call = f'proj.explain("{agent}", "{tool}")'
+        assert call in _panel_text(explorer)
+        assert call.replace('"', "&quot;") in _panel_html(explorer)
+        assert (f"groups default · state undefined · preset {proj.preset.name}"
+                in _panel_text(explorer))
+        again = eval(call, {"proj": proj})  # the panel's call gives the panel's decision
+        assert (again.effect, again.reason, again.groups, again.state) == (
+            clicked.effect, clicked.reason, clicked.groups, clicked.state)
+
+
+def test_matrix_explorer_panel_reproduces_a_cell_of_another_context(examples: Path) -> None:
+    with tk.load(examples / "trustgraph") as proj:
+        explorer = MatrixExplorer(proj, groups="read-only; *", states=["undefined", "analysis"],
+                                  presets=["strict", "trustgraph"])
+        assert "groups <b>read-only</b> | <b>*</b>" in explorer.context.value
+        assert "the default context" not in explorer.context.value
+        for column, c in enumerate(explorer.columns):
+            clicked = explorer.click("graph-update", column)
+            call = _panel_text(explorer).splitlines()[1].removeprefix("reproduce it: ")
+            assert call == explorer.explain_call("graph-update", column)
+            assert ("preset=" in call) == (c["preset"] != proj.preset.name)
+            again = eval(call, {"proj": proj})
+            assert (again.effect, again.reason, again.groups, again.state, again.preset) == (
+                clicked.effect, clicked.reason, clicked.groups, clicked.state, clicked.preset)

@@ -33,7 +33,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.decision import LABELS, Effect, effect_of_label
-from ..core.models import DEFAULT_STATE, groups_label
+from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, groups_label
 from ..core.presets import get_preset
 from ..render.decisions import PALETTE, effect_html, legend_html
 
@@ -87,6 +87,8 @@ class MatrixData:
     levels: list[str]
     servers: list[str]  # per tool: its MCP server, else its source (registry, builtin, ...)
     groups: list[tuple[str, ...]]  # per tool
+    #: the project's own preset: with DEFAULT_GROUPS and DEFAULT_STATE, explain()'s default
+    default_preset: str = ""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -121,9 +123,13 @@ class MatrixData:
 
 
 def matrix_data(project: Policy, agents: Sequence[str] | None = None,
-                groups: Sequence[tuple[str, ...]] = (("*",),), states: Sequence[str] = (),
+                groups: Sequence[tuple[str, ...]] | None = None, states: Sequence[str] = (),
                 presets: Sequence[str] = ()) -> MatrixData:
     """The matrix for these pickers as codes, with the columns' contexts and the tools' servers.
+
+    Without ``groups``, ``states`` or ``presets`` the context is ``proj.explain``'s
+    default: the group set ``default``, state ``undefined``, the project's preset
+    (and, like ``explain``, no warning about a default no tool names).
 
     The codes are the core's (:func:`toolkit.core.matrix.build` over the agents'
     grants, what ``proj.reasons()`` tabulates), kept as int8; a Claude Code
@@ -131,12 +137,12 @@ def matrix_data(project: Policy, agents: Sequence[str] | None = None,
     read from ``proj.reasons()`` itself. A test checks both give the same cells.
     """
     agent_names = list(project.agents) if agents is None else list(agents)
-    group_sets = [tuple(g) for g in groups] or [("*",)]
-    state_list = list(states) or ["undefined"]
+    group_sets = [tuple(g) for g in groups or ()] or [DEFAULT_GROUPS]
+    state_list = list(states) or [DEFAULT_STATE]
     preset_list = [get_preset(p).name for p in presets] or [project.preset.name]
     for a in agent_names:
         project.agent(a)  # an unknown name: UnknownAgentError, listing the known ones
-    _warn_unknown(project, group_sets, state_list)
+    _warn_unknown(project, group_sets if groups else [], state_list)
     if project.engine is not None:
         codes = codes_from_frame(project, agent_names, group_sets, state_list, preset_list)
     else:
@@ -150,7 +156,7 @@ def matrix_data(project: Policy, agents: Sequence[str] | None = None,
     tools = list(project.pool.names)
     servers = [_server(pool[t]) for t in tools]
     tool_groups = [tuple(pool[t].groups) for t in tools]
-    return MatrixData(codes, tools, columns, levels, servers, tool_groups)
+    return MatrixData(codes, tools, columns, levels, servers, tool_groups, project.preset.name)
 
 
 #: The last codes built per project: (pool, grants, contexts, presets, codes). A grant is a
@@ -415,13 +421,50 @@ def _more(n: int, what: str, how: str) -> str:
             "</small></p>" if n > 0 else "")
 
 
+def _values(data: MatrixData, level: str) -> list[str]:
+    return list(dict.fromkeys(c.value(level) for c in data.columns))
+
+
+def is_default_context(data: MatrixData) -> bool:
+    """Whether every column is for ``proj.explain``'s default context (no context arguments)."""
+    return bool(data.columns) and all(
+        c.groups == DEFAULT_GROUPS and c.state == DEFAULT_STATE
+        and c.preset == data.default_preset for c in data.columns)
+
+
+def context_line(data: MatrixData) -> str:
+    """The context the cells are decided in, as text: ``groups default · state undefined ·
+    preset trustgraph``; a level whose columns differ lists its values (``a | b``)."""
+    return " · ".join(f"{level} {' | '.join(_values(data, level))}"
+                      for level in ("groups", "state", "preset"))
+
+
 def context_html(data: MatrixData) -> str:
-    """One line saying what the grid is for: its size and the levels every column shares."""
-    fixed = "; ".join(f"{k} <b>{escape(v)}</b>" for k, v in data.fixed.items())
-    varying = ", ".join(data.levels)
+    """What the grid is for, above it: the context (groups, state, preset) the cells are
+    decided in, whether that is ``proj.explain``'s default, and the grid's size."""
     n_tools, n_cols = data.shape
-    return (f"<p class='toolkit-matrix-context'>{n_tools} tool(s) × {n_cols} column(s) "
-            f"(columns: {escape(varying)}){'; ' + fixed if fixed else ''}</p>")
+    if not data.columns:
+        return (f"<p class='toolkit-matrix-context'>{n_tools} tool(s) × 0 column(s)</p>")
+    parts = []
+    for level in ("groups", "state", "preset"):
+        values = _values(data, level)
+        shown = " | ".join(f"<b>{escape(v)}</b>" for v in values)
+        parts.append(f"{level} {shown}" + (" <small>(a column each)</small>"
+                                            if len(values) > 1 else ""))
+    if is_default_context(data):
+        note = ("<br><small>the default context: what <code>proj.explain(agent, tool)</code> "
+                "answers without context arguments</small>")
+        if not any(set(DEFAULT_GROUPS) & set(g) for g in data.groups):
+            note += ("<br><small>no tool is in the group <code>default</code>, so every cell "
+                     "fails the group step: type <code>*</code> (all groups) or group names "
+                     "in the group sets box</small>")
+    else:
+        note = ""
+    return ("<div class='toolkit-matrix-context' style='border-left:4px solid #0969da;"
+            "padding:0.3em 0.7em;margin:0.4em 0'>"
+            f"<div style='font-size:1.1em'><b>Context:</b> {' · '.join(parts)}</div>"
+            f"<small>{n_tools} tool(s) × {n_cols} column(s) "
+            f"(columns: {escape(' × '.join(data.levels))})</small>{note}</div>")
 
 
 def counts_html(data: MatrixData, max_rows: int = SUMMARY_ROWS) -> str:

@@ -4,19 +4,24 @@ Pick agents, group sets, states and presets; the summaries (per agent counts by
 effect, per tool how many agents may call it, a heatmap of agents × servers or
 groups) and the grid follow. The grid is an anywidget (``grid.py``) that gets the
 cells as one int8 buffer and filters, sorts and scrolls in the browser; a click on
-a cell shows its ``explain()`` trace below. 200 agents × 5,000 tools is one
+a cell shows its ``explain()`` trace below, headed by the cell's context and the
+``proj.explain(...)`` call that reproduces it. 200 agents × 5,000 tools is one
 1 MB message, never a widget per cell.
+
+The default context is ``proj.explain``'s: the group set ``default``, state
+``undefined``, the project's preset; the context is shown above the grid.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ...core.models import parse_group_sets
+from ...core.models import DEFAULT_GROUPS, DEFAULT_STATE, groups_label, parse_group_sets
 from ...core.presets import all_presets
 from ...render.decisions import legend_html
 from ..fleet import (
@@ -25,6 +30,7 @@ from ..fleet import (
     SUMMARY_ROWS,
     MatrixData,
     context_html,
+    context_line,
     effect_counts,
     empty_message,
     matrix_data,
@@ -32,6 +38,7 @@ from ..fleet import (
     summary_html,
     tool_reach,
 )
+from ..views import HTMLView
 from .base import View, esc, show
 from .grid import MatrixGrid
 
@@ -42,6 +49,9 @@ if TYPE_CHECKING:
     from ...policy import Policy
 
 __all__ = ["MatrixExplorer"]
+
+#: The group sets box's default: explain()'s default group set.
+DEFAULT_GROUPS_TEXT = groups_label(DEFAULT_GROUPS)
 
 
 def _picker(options: list[str], value: Sequence[str], description: str) -> w.SelectMultiple:
@@ -65,10 +75,15 @@ class MatrixExplorer(View):
     ('group', 'implicit-deny')
     >>> ex.effect("graph-update", 3)
     'allow'
+    >>> ex.explain_call("graph-update", 3)
+    'proj.explain("react-agent", "graph-update", groups=["*"], state="analysis")'
+
+    Without ``groups``, ``states`` and ``presets`` every cell is what
+    ``proj.explain(agent, tool)`` answers with no context arguments.
     """
 
     def __init__(self, project: Policy, agents: Sequence[str] | None = None,
-                 groups: str = "*", states: Sequence[str] | None = None,
+                 groups: str = DEFAULT_GROUPS_TEXT, states: Sequence[str] | None = None,
                  presets: Sequence[str] | None = None) -> None:
         self.project = project
         chosen = list(project.agents) if agents is None else list(agents)
@@ -76,7 +91,7 @@ class MatrixExplorer(View):
         self.groups = w.Text(value=groups, description="group sets",
                              placeholder="read-only,knowledge; *   (';' separates sets)",
                              continuous_update=False)
-        self.states = _picker(list(project.states), states or ("undefined",), "states")
+        self.states = _picker(list(project.states), states or (DEFAULT_STATE,), "states")
         self.presets = _picker(list(all_presets()), presets or (project.preset.name,), "presets")
         self.context = w.HTML()
         self.summary = w.HTML()
@@ -138,11 +153,14 @@ class MatrixExplorer(View):
         """Recompute the matrix for the pickers' values; the summaries and grid follow."""
         self.decision = None  # an explanation of a cell of the old grid would be stale
         self.explanation.outputs = ()
-        group_sets = parse_group_sets(self.groups.value) or [("*",)]
+        group_sets = parse_group_sets(self.groups.value)
+        # the default group set, blank or as typed, is explain()'s: no warning about it
+        default = group_sets in ([], [DEFAULT_GROUPS])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            data = matrix_data(self.project, list(self.agents.value), group_sets,
-                                     list(self.states.value), list(self.presets.value))
+            data = matrix_data(self.project, list(self.agents.value),
+                               None if default else group_sets,
+                               list(self.states.value), list(self.presets.value))
         self.messages.outputs = tuple(
             {"output_type": "stream", "name": "stderr", "text": f"warning: {m}\n"}
             for m in dict.fromkeys(str(c.message) for c in caught))
@@ -202,17 +220,39 @@ class MatrixExplorer(View):
         assert self.data is not None
         return str(CODE_LABELS[self.data.codes[self.data.tools.index(tool), column]])
 
+    def explain_call(self, tool: str, column: int) -> str:
+        """The ``proj.explain(...)`` call that gives a cell's decision: the context
+        arguments that differ from explain's defaults, and only those."""
+        c = self.columns[column]
+        args = [json.dumps(c["agent"]), json.dumps(tool)]
+        if tuple(c["groups"]) != DEFAULT_GROUPS:
+            args.append(f"groups={json.dumps(list(c['groups']))}")
+        if c["state"] != DEFAULT_STATE:
+            args.append(f"state={json.dumps(c['state'])}")
+        if c["preset"] != self.project.preset.name:
+            args.append(f"preset={json.dumps(c['preset'])}")
+        return f"proj.explain({', '.join(args)})"
+
     def click(self, tool: str, column: int) -> Decision:
-        """Explain one cell (what a click on it does) and show the decision below the grid."""
+        """Explain one cell (what a click on it does) and show the decision below the grid,
+        headed by the cell's context and the ``proj.explain(...)`` call that reproduces it."""
         c = self.columns[column]
         self.decision = self.project.explain(c["agent"], tool, groups=list(c["groups"]),
                                              state=c["state"], preset=c["preset"])
-        show(self.explanation, self.decision)
+        call = self.explain_call(tool, column)
+        context = (f"groups {groups_label(tuple(c['groups']))} · state {c['state']} · "
+                   f"preset {c['preset']}")
+        head = HTMLView(
+            f"<div class='toolkit-explain-context'><b>{esc(c['agent'])}</b> → "
+            f"<code>{esc(tool)}</code> in <b>{esc(context)}</b><br>"
+            f"<small>reproduce it:</small> <code>{esc(call)}</code></div>",
+            f"{c['agent']} -> {tool} in {context}\nreproduce it: {call}")
+        show(self.explanation, head, self.decision)
         return self.decision
 
     def static_html(self) -> str:
         head = (f"<p><b>Tool matrix</b> <small>agents {esc(_first(self.agents.value))}; "
-                f"group sets {esc(self.groups.value)}; states "
+                f"group sets {esc(self.groups.value or DEFAULT_GROUPS_TEXT)}; states "
                 f"{esc(', '.join(self.states.value))}; presets "
                 f"{esc(', '.join(self.presets.value))}</small></p>")
         if not self._displaying:
@@ -229,7 +269,7 @@ class MatrixExplorer(View):
         counts = self.effect_counts.head(SUMMARY_ROWS).to_string()
         more = len(self.data.columns) - SUMMARY_ROWS
         return (f"Tool matrix: {n_tools} tool(s) × {n_cols} column(s) "
-                f"({', '.join(f'{k} {v}' for k, v in self.data.fixed.items())})\n"
+                f"(context: {context_line(self.data)})\n"
                 f"Per agent, tools by effect:\n{counts}"
                 + (f"\n… and {more} more (explorer.effect_counts)" if more > 0 else ""))
 
