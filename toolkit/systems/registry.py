@@ -17,7 +17,7 @@ from typing import Any
 from ..core.models import AgentDefinition
 from ..core.names import register_spelling, register_syntax, unregister_syntax
 from ..core.presets import PRESETS, register_preset, unregister_preset
-from . import adh_cli, claude_code, emergent, gemini_cli, mcp_clients, mux, trustgraph, work_agent
+from . import adh_cli, claude_code, codex, emergent, mcp_clients, mux, trustgraph, work_agent
 from .base import frontmatter, manifest
 from .base.calllog import CallLog, TranscriptReader
 from .base.formats import Format, Registry
@@ -69,7 +69,7 @@ SYSTEMS: list[System] = [
     emergent.SYSTEM,
     mux.SYSTEM,
     adh_cli.SYSTEM,
-    gemini_cli.SYSTEM,
+    codex.SYSTEM,
 ]
 
 #: Every format toolkit reads, gathered from the systems.

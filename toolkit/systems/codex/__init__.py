@@ -1,0 +1,49 @@
+"""OpenAI Codex: ``.codex/rules/*.rules`` (execpolicy), ``config.toml`` and its built-in tools.
+
+- :mod:`.execpolicy`: rules files read with starlark-rust (``starlark-pyo3``), matching;
+- :mod:`.bash`: how Codex splits ``bash -lc`` scripts (tree-sitter-bash);
+- :mod:`.safety`: its known-safe and dangerous command heuristics;
+- :mod:`.config`: ``config.toml`` layers, project trust, the rules files of each layer;
+- :mod:`.engine`: the permission engine (``proj.check_call(..., runtime="codex")``).
+"""
+
+from __future__ import annotations
+
+from ...core.models import Tool
+from ...core.presets import Preset
+from ..base.definitions import Definitions
+from ..base.risks import ALL, WRITE
+from ..base.system import Layout, System
+from .config import APPROVAL_POLICIES
+from .engine import empty_engine, open_engine
+
+__all__ = ["SYSTEM"]
+
+#: Codex's built-in tools (codex-rs/core/src/tools/spec.rs), as the model sees them.
+BUILTINS = {
+    "shell": "Runs a shell command (an argv) and returns its output",
+    "apply_patch": "Edits files with a patch",
+    "update_plan": "Updates the task plan",
+    "view_image": "Attaches a local image",
+}
+
+
+def _add_builtins(defs: Definitions) -> None:
+    for name, description in BUILTINS.items():
+        defs.tools.setdefault(name, Tool(name=name, description=description, source="native",
+                                         file="<codex built-in>"))
+
+
+SYSTEM = System(
+    name="codex",
+    title="Codex",
+    preset=Preset(name="codex", unknown_name="warn", omitted_root="all", empty_list="none",
+                  child_extra="drop-warn", strip_coordination=False, max_depth=None),
+    layouts=(Layout(".codex", ("rules", "config.toml")),),
+    hidden_folders=(".codex",),
+    add_builtins=_add_builtins,
+    engine=open_engine,
+    empty_engine=empty_engine,
+    modes=APPROVAL_POLICIES,
+    risks={"shell": ALL, "apply_patch": WRITE},
+)

@@ -1,0 +1,442 @@
+"""Codex's permission engine: what Codex does with one tool call, offline.
+
+A port of ``create_exec_approval_requirement_for_command`` (``codex-rs/core/src/
+exec_policy.rs``): the command is split as Codex splits it (:mod:`.bash`), every part
+matched against the rules of every layer (:mod:`.execpolicy`, host executables
+resolved), a part no rule matches judged by Codex's heuristics (:mod:`.safety`, the
+approval policy and the sandbox), and the strictest decision wins: forbidden > prompt >
+allow. ``prompt`` is ``ask``; a forbidding rule is ``explicit-deny``; ``prompt`` that
+``approval_policy = "never"`` (or a granular policy) refuses, and a dangerous command
+under ``never``, are ``implicit-deny``.
+
+Tools: ``shell`` (``{"command": [argv...]}``, Codex's function tool), ``local_shell`` /
+``container.exec`` (the same), ``shell_command`` (``{"command": "script"}``) and
+``exec_command`` (``{"cmd": "script"}``), the last two run as ``bash -lc SCRIPT``. An MCP
+tool ``mcp__server__tool`` is refused when its server is disabled or the tool is not among
+``enabled_tools`` / is among ``disabled_tools``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from ...core.decision import (
+    CallFacts,
+    CallVerdict,
+    Decision,
+    Effect,
+    Reason,
+    Step,
+    combine_parts,
+    decide_call,
+)
+from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
+from ...errors import Problem
+from ..base.engine import conditional, conditional_verdict
+from .bash import parse_shell_lc_plain_commands, parse_shell_lc_single_command_prefix
+from .config import CodexSettings, quote, read_settings
+from .execpolicy import Evaluation, PrefixRule, RuleMatch, strictest
+from .safety import command_might_be_dangerous, is_known_safe_command
+
+__all__ = ["SHELL_TOOLS", "CodexEngine", "commands_for_exec_policy", "empty_engine",
+           "open_engine"]
+
+#: Codex's tools that run a command, and how their arguments give the argv.
+SHELL_TOOLS = ("shell", "local_shell", "container.exec", "shell_command", "exec_command")
+PROMPT_CONFLICT_REASON = "approval required by policy, but AskForApproval is set to Never"
+REJECT_SANDBOX_APPROVAL_REASON = ("approval required by policy, but "
+                                  "AskForApproval::Granular.sandbox_approval is false")
+REJECT_RULES_APPROVAL_REASON = ("approval required by policy rule, but "
+                                "AskForApproval::Granular.rules is false")
+_KIND = {"forbidden": "deny", "prompt": "ask", "allow": "allow"}
+
+
+@dataclass(frozen=True)
+class ExecPolicyCommands:
+    commands: list[list[str]]
+    used_complex_parsing: bool
+
+
+def commands_for_exec_policy(command: Sequence[str]) -> ExecPolicyCommands:
+    """The argvs Codex checks for one command (``commands_for_exec_policy``)."""
+    plain = parse_shell_lc_plain_commands(command)
+    if plain:
+        return ExecPolicyCommands(plain, False)
+    single = parse_shell_lc_single_command_prefix(command)
+    if single is not None:
+        return ExecPolicyCommands([single], True)
+    return ExecPolicyCommands([list(command)], False)
+
+
+def _rule(rule: PrefixRule, layer: str | None) -> Rule:
+    return Rule(kind=_KIND[rule.decision], pattern=rule.text,
+                file=rule.file, line=rule.line, layer=layer)
+
+
+def _layer(rule: PrefixRule) -> str:
+    return "user" if (rule.file or "").startswith("~") else "project"
+
+
+class CodexEngine:
+    """One project's Codex settings as a :class:`~toolkit.systems.base.system.PermissionEngine`."""
+
+    system = "codex"
+
+    def __init__(self, settings: CodexSettings) -> None:
+        self.settings = settings
+        self._rules = {id(r): _rule(r, _layer(r)) for r in settings.policy.rules()}
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return tuple(self.settings.problems)
+
+    # -- the call's argv ------------------------------------------------------------------
+    def argv(self, tool: str, args: Mapping[str, Any] | None) -> list[str] | None:
+        """The argv Codex would run for a call of a shell tool, else None."""
+        args = args or {}
+        if tool in ("shell", "local_shell", "container.exec"):
+            command = args.get("command")
+            if isinstance(command, list):
+                return [str(c) for c in command]
+            if isinstance(command, str):
+                return ["bash", "-lc", command]
+            return []
+        if tool == "shell_command":
+            return ["bash", "-lc", str(args.get("command", ""))]
+        if tool == "exec_command":
+            return ["bash", "-lc", str(args.get("cmd", args.get("command", "")))]
+        return None
+
+    def call_arguments(self, tool: str, text: str) -> dict[str, Any]:
+        """``'git status'`` -> ``{"command": ["git", "status"]}`` for ``shell`` (a script with
+        shell operators becomes ``["bash", "-lc", script]``); JSON is taken as written."""
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            loaded = json.loads(stripped)
+            if not isinstance(loaded, dict):
+                raise ValueError("the arguments must be a JSON object")
+            return loaded
+        if stripped.startswith("["):
+            return {"command": json.loads(stripped)}
+        if tool == "exec_command":
+            return {"cmd": text}
+        if tool == "shell_command":
+            return {"command": text}
+        try:
+            lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            tokens = list(lexer)
+        except ValueError:
+            return {"command": ["bash", "-lc", text]}
+        if any(t and all(c in "();<>|&" for c in t) for t in tokens) or "$" in text \
+                or "`" in text:
+            return {"command": ["bash", "-lc", text]}
+        return {"command": shlex.split(text)}
+
+    # -- the decision -----------------------------------------------------------------------
+    def _unmatched(self, cmd: Sequence[str], *, complex_parsing: bool,
+                   escalated: bool) -> tuple[str, str]:
+        """(decision, why) for a command no rule matches
+        (``render_decision_for_unmatched_command``)."""
+        s = self.settings
+        approval = s.approval_policy
+        if is_known_safe_command(cmd) and not complex_parsing and approval == "untrusted":
+            return "allow", "known-safe"
+        if command_might_be_dangerous(cmd):
+            return ("forbidden" if approval == "never" else "prompt"), "dangerous"
+        if approval == "never":
+            return "allow", "sandbox"
+        if approval == "untrusted":
+            return "prompt", "untrusted"
+        if s.sandbox_mode == "danger-full-access":
+            return "allow", "unrestricted"
+        return ("prompt", "escalated") if escalated else ("allow", "sandbox")
+
+    def _heuristic_message(self, cmd: Sequence[str], decision: str, why: str) -> str:
+        s = self.settings
+        what = f"no rule matches `{quote(cmd)}`"
+        return {
+            "known-safe": f"{what}; it is a known-safe command and approval_policy is "
+                          "untrusted",
+            "dangerous": f"{what}; Codex flags it as dangerous (a forced rm), so it "
+                         + ("is forbidden: approval_policy is never" if decision == "forbidden"
+                            else "asks"),
+            "sandbox": f"{what}; it runs in the {s.sandbox_mode} sandbox without asking "
+                       f"(approval_policy {s.approval_label})",
+            "untrusted": f"{what}; approval_policy untrusted asks for every command that is "
+                         "not known-safe",
+            "unrestricted": f"{what}; sandbox_mode danger-full-access runs it unasked "
+                            f"(approval_policy {s.approval_label})",
+            "escalated": f"{what}; it asks to run outside the {s.sandbox_mode} sandbox",
+        }[why]
+
+    def _refusal(self, prompt_is_rule: bool) -> str | None:
+        """``prompt_is_rejected_by_policy``."""
+        s = self.settings
+        if s.approval_policy == "never":
+            return PROMPT_CONFLICT_REASON
+        if s.approval_policy == "granular":
+            if prompt_is_rule:
+                return None if s.granular.get("rules", True) else REJECT_RULES_APPROVAL_REASON
+            return (None if s.granular.get("sandbox_approval", True)
+                    else REJECT_SANDBOX_APPROVAL_REASON)
+        return None
+
+    def evaluate(self, argv: Sequence[str], *, escalated: bool = False) -> Evaluation:
+        """Every match for the argv's commands, heuristics for those no rule matches."""
+        split = commands_for_exec_policy(argv)
+
+        def fallback(cmd: Sequence[str]) -> Any:
+            return self._unmatched(cmd, complex_parsing=split.used_complex_parsing,
+                                   escalated=escalated)[0]
+
+        return self.settings.policy.check_multiple(split.commands, fallback,
+                                                   resolve_host_executables=True)
+
+    def execpolicy_check(self, argv: Sequence[str]) -> dict[str, Any]:
+        """What ``codex execpolicy check --rules ... ARGV`` prints for this project's rules:
+        ``{"matchedRules": [...], "decision": ...}`` (no heuristics, the argv as given)."""
+        matched = self.settings.policy.matches_for_command(argv)
+        out: dict[str, Any] = {"matchedRules": [m.to_json() for m in matched]}
+        if matched:
+            out["decision"] = strictest(m.decision for m in matched)
+        return out
+
+    def _steps(self, matches: Iterable[RuleMatch]) -> tuple[Step, ...]:
+        steps = []
+        for m in matches:
+            outcome: Literal["pass", "fail"] = "pass" if m.decision == "allow" else "fail"
+            if m.rule is None:
+                steps.append(Step("heuristics", outcome,
+                                  f"no rule matches `{quote(m.command)}`: {m.decision}"))
+                continue
+            detail = f"matchedPrefix {json.dumps(list(m.matched_prefix))} -> {m.decision}"
+            if m.resolved_program:
+                detail += f" (resolvedProgram {m.resolved_program})"
+            if m.justification:
+                detail += f"; justification: {m.justification}"
+            steps.append(Step("prefix_rule", outcome, detail, self._rules[id(m.rule)]))
+        return tuple(steps)
+
+    def _deciding(self, matches: Sequence[RuleMatch], decision: str) -> RuleMatch | None:
+        """The most specific policy match of ``decision`` (``derive_*_reason``)."""
+        found = [m for m in matches if m.rule is not None and m.decision == decision]
+        return max(found, key=lambda m: len(m.matched_prefix), default=None)
+
+    def _verdict(self, cmd: Sequence[str], matches: Sequence[RuleMatch],
+                 complex_parsing: bool, escalated: bool) -> CallVerdict:
+        """One command's verdict: rules through decide_call, else Codex's heuristics."""
+        what = f"`{quote(cmd)}`"
+        decision = strictest(m.decision for m in matches)
+        if any(m.is_policy_match for m in matches):
+            best = {d: self._deciding(matches, d) for d in ("forbidden", "prompt", "allow")}
+            rule = {d: self._rules[id(m.rule)] if m is not None and m.rule is not None else None
+                    for d, m in best.items()}
+            verdict = decide_call(CallFacts(deny=rule["forbidden"], ask=rule["prompt"],
+                                            allow=rule["allow"], what=what), "default")
+            chosen = best[decision]
+            assert chosen is not None
+            message = self._reason(cmd, decision, chosen)
+            if verdict.effect is Effect.ASK:
+                refused = self._refusal(prompt_is_rule=True)
+                if refused is not None:
+                    return CallVerdict(Effect.IMPLICIT_DENY, Reason.MODE, verdict.rule,
+                                       f"{message}; {refused}")
+            return verdict._replace(message=message)
+        heuristic, why = self._unmatched(cmd, complex_parsing=complex_parsing,
+                                         escalated=escalated)
+        message = self._heuristic_message(cmd, heuristic, why)
+        if heuristic == "allow":
+            if why == "known-safe":
+                return decide_call(CallFacts(safe=Reason.READ_ONLY, what=what),
+                                   "default")._replace(message=message)
+            return CallVerdict(Effect.ALLOW, Reason.MODE, None, message)
+        if heuristic == "forbidden":
+            return CallVerdict(Effect.IMPLICIT_DENY, Reason.MODE, None, message)
+        refused = self._refusal(prompt_is_rule=False)
+        if refused is not None:
+            return CallVerdict(Effect.IMPLICIT_DENY, Reason.MODE, None, f"{message}; {refused}")
+        return CallVerdict(Effect.ASK, Reason.MODE, None, message)
+
+    @staticmethod
+    def _reason(cmd: Sequence[str], decision: str, match: RuleMatch) -> str:
+        """Codex's words: ``derive_forbidden_reason`` / ``derive_prompt_reason``."""
+        command = quote(cmd)
+        rule_text = match.rule.text if match.rule is not None else ""
+        if decision == "forbidden":
+            if match.justification:
+                return f"`{command}` rejected: {match.justification}"
+            return (f"`{command}` rejected: policy forbids commands starting with "
+                    f"`{quote(match.matched_prefix)}`")
+        if decision == "prompt":
+            if match.justification:
+                return f"`{command}` requires approval: {match.justification}"
+            return f"`{command}` requires approval by policy"
+        why = f"; justification: {match.justification}" if match.justification else ""
+        return (f"allow rule {rule_text} matches `{command}` (matched prefix "
+                f"`{quote(match.matched_prefix)}`){why}")
+
+    def check_call(self, tool: str, args: Mapping[str, Any] | None,
+                   definition: AgentDefinition | None, *, mode: str | None, cwd: str | None,
+                   hook: Any, known: Callable[[str], bool]) -> Decision:
+        """What Codex does with this call (``mode``: an approval policy, overriding the
+        settings' ``approval_policy`` for this question)."""
+        engine = self
+        if mode is not None and mode != self.settings.approval_policy:
+            engine = CodexEngine(replace(self.settings, approval_policy=mode, granular={}))
+        return engine._check(tool, args, definition, cwd=cwd, known=known)
+
+    def _base(self, definition: AgentDefinition | None, tool: str, cwd: str | None) -> Decision:
+        return Decision(agent=definition.name if definition else "(main)", tool=tool,
+                        canonical=tool, effect=Effect.ASK, reason=Reason.MODE, message="",
+                        question="call", mode=self.settings.approval_label,
+                        cwd=cwd or str(self.settings.root), runtime=self.system,
+                        warnings=tuple(p.message for p in self.settings.problems
+                                       if p.severity == "warning"))
+
+    def _check(self, tool: str, args: Mapping[str, Any] | None,
+               definition: AgentDefinition | None, *, cwd: str | None,
+               known: Callable[[str], bool]) -> Decision:
+        base = self._base(definition, tool, cwd or (args or {}).get("workdir"))
+        argv = self.argv(tool, args)
+        if argv is None:
+            return self._other_tool(base, tool)
+        if not argv:
+            return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.UNPARSEABLE,
+                           message=f"{tool} needs a command (an argv list)")
+        escalated = (args or {}).get("sandbox_permissions") == "require_escalated" or bool(
+            (args or {}).get("with_escalated_permissions"))
+        split = commands_for_exec_policy(argv)
+        policy = self.settings.policy
+
+        def fallback(cmd: Sequence[str]) -> Any:
+            return self._unmatched(cmd, complex_parsing=split.used_complex_parsing,
+                                   escalated=escalated)[0]
+
+        parts: list[Decision] = []
+        all_matches: list[RuleMatch] = []
+        for cmd in split.commands:
+            matches = policy.matches_for_command(cmd, fallback, resolve_host_executables=True)
+            all_matches.extend(matches)
+            verdict = self._verdict(cmd, matches, split.used_complex_parsing, escalated)
+            parts.append(replace(base, tool=quote(cmd), effect=verdict.effect,
+                                 reason=verdict.reason, message=verdict.message,
+                                 rule=verdict.rule or NO_RULE, trace=self._steps(matches)))
+        steps = (*self._steps(all_matches),
+                 Step("approval_policy", "skip",
+                      f"approval_policy={self.settings.approval_label} "
+                      f"sandbox_mode={self.settings.sandbox_mode}"))
+        if split.used_complex_parsing:
+            steps += (Step("heredoc", "skip", f"judged as `{quote(split.commands[0])}` (a "
+                                              "single command fed a here-document)"),)
+        if len(parts) == 1:
+            return replace(parts[0], tool=tool, trace=steps)
+        chosen = parts[combine_parts([p.effect for p in parts])]
+        decision = strictest(m.decision for m in all_matches)
+        best = self._deciding(all_matches, decision)
+        message = (self._reason(argv, decision, best) if best is not None and decision != "allow"
+                   else chosen.message)
+        if chosen.effect is Effect.IMPLICIT_DENY and chosen.message.endswith(
+                (PROMPT_CONFLICT_REASON, REJECT_RULES_APPROVAL_REASON,
+                 REJECT_SANDBOX_APPROVAL_REASON)) and not message.endswith(chosen.message):
+            message = chosen.message
+        return replace(base, tool=tool, effect=chosen.effect, reason=chosen.reason,
+                       rule=chosen.rule, message=message, parts=tuple(parts), trace=steps)
+
+    def _other_tool(self, base: Decision, tool: str) -> Decision:
+        """An MCP tool (enabled / disabled in config.toml) or another Codex tool."""
+        if tool.startswith("mcp__") and tool.count("__") >= 2:
+            server, _, name = tool[len("mcp__"):].partition("__")
+            conf = self.settings.mcp_servers.get(server)
+            if conf is not None:
+                rule = Rule(kind="deny", pattern=f"mcp_servers.{server}", file=conf.file,
+                            layer="user" if (conf.file or "").startswith("~") else "project")
+                if not conf.enabled:
+                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                                   rule=rule, message=f"MCP server {server} is disabled "
+                                                      "(enabled = false)")
+                if conf.enabled_tools is not None and name not in conf.enabled_tools:
+                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                                   rule=rule, message=f"{name} is not among {server}'s "
+                                                      "enabled_tools")
+                if name in conf.disabled_tools:
+                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                                   rule=rule, message=f"{name} is among {server}'s "
+                                                      "disabled_tools")
+            return replace(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
+                           message=f"{tool}: Codex's exec policy does not govern MCP tool "
+                                   "calls; the server's tool is exposed")
+        if tool == "apply_patch":
+            if self.settings.sandbox_mode == "read-only":
+                refused = self._refusal(prompt_is_rule=False)
+                if refused is not None:
+                    return replace(base, effect=Effect.IMPLICIT_DENY, message=(
+                        f"apply_patch writes files, which the read-only sandbox does not "
+                        f"allow; {refused}"))
+                return replace(base, effect=Effect.ASK, message=(
+                    "apply_patch writes files, which the read-only sandbox does not allow: "
+                    "Codex asks"))
+            return replace(base, effect=Effect.ALLOW, message=(
+                f"apply_patch inside the writable roots runs in the {self.settings.sandbox_mode}"
+                " sandbox"))
+        return replace(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
+                       message=f"{tool} runs no command: Codex's exec policy does not gate it")
+
+    # -- name-level questions ---------------------------------------------------------------
+    def name_rules(self, kind: str, known: Callable[[str], bool],
+                   servers: Mapping[str, ServerConfig]) -> tuple[Rule, ...]:
+        return ()
+
+    def argument_rules(self, definition: AgentDefinition | None,
+                       lookup: Callable[[str], str | None]) -> dict[str, tuple[Any, ...]]:
+        rules = tuple(self._rules.values())
+        shell = lookup("shell")
+        return {shell: rules} if shell is not None and rules else {}
+
+    conditional = staticmethod(conditional)
+    conditional_verdict = staticmethod(conditional_verdict)
+
+    def frame(self, agents: Iterable[AgentDefinition]) -> Any:
+        import pandas as pd
+
+        rows = [{"text": r.text, "kind": _KIND[r.decision], "decision": r.decision,
+                 "justification": r.justification, "layer": _layer(r), "file": r.file,
+                 "line": r.line, "status": "active"} for r in self.settings.policy.rules()]
+        rows += [{"text": f"network_rule(host={n.host!r}, protocol={n.protocol!r})",
+                  "kind": _KIND[n.decision], "decision": n.decision,
+                  "justification": n.justification, "layer": "user" if (n.file or "")
+                  .startswith("~") else "project", "file": n.file, "line": n.line,
+                  "status": "active"} for n in self.settings.policy.network_rules]
+        return pd.DataFrame(rows, columns=["text", "kind", "decision", "justification", "layer",
+                                           "file", "line", "status"])
+
+    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
+        return []
+
+    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
+        return []
+
+    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
+        return []
+
+
+def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
+                cli: Sequence[str] | None = None) -> CodexEngine | None:
+    """The Codex settings of the project at ``path``, or None when it has no ``.codex/``."""
+    from pathlib import Path
+
+    if not (Path(path) / ".codex").is_dir():
+        return None
+    return CodexEngine(read_settings(path, home=home, cli=cli))
+
+
+def empty_engine(root: str) -> CodexEngine:
+    """Codex with no rules and its defaults (on-request, read-only sandbox)."""
+    from pathlib import Path
+
+    return CodexEngine(CodexSettings(root=Path(root), codex_home=None, trusted=None))
