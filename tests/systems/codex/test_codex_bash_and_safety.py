@@ -166,7 +166,8 @@ def test_ripgrep_rules() -> None:
     assert is_safe_to_call_with_exec(["rg", "Cargo.toml", "-n"])
     for argv in (["rg", "--search-zip", "files"], ["rg", "-z", "files"],
                  ["rg", "--pre", "pwned", "files"], ["rg", "--pre=pwned", "files"],
-                 ["rg", "--hostname-bin", "pwned", "files"], ["rg", "--hostname-bin=pwned", "files"]):
+                 ["rg", "--hostname-bin", "pwned", "files"],
+                 ["rg", "--hostname-bin=pwned", "files"]):
         assert not is_safe_to_call_with_exec(argv), argv
 
 
@@ -183,8 +184,9 @@ def test_windows_git_full_path_requires_approval() -> None:
     assert not is_known_safe_command([r"C:\Program Files\Git\cmd\git.exe", "status"])
 
 
-@pytest.mark.parametrize("script", ["ls", "ls -1", 'grep -R "Cargo.toml" -n', "sed -n 1,5p file.txt",
-                                    "sed -n '1,5p' file.txt", "find . -name file.txt"])
+@pytest.mark.parametrize("script", ["ls", "ls -1", 'grep -R "Cargo.toml" -n',
+                                    "sed -n 1,5p file.txt", "sed -n '1,5p' file.txt",
+                                    "find . -name file.txt"])
 def test_bash_lc_safe_examples(script: str) -> None:
     """is_safe_command.rs bash_lc_safe_examples"""
     assert is_known_safe_command(["bash", "-lc", script])
