@@ -201,9 +201,11 @@ def test_added_and_removed_agents_and_tools_in_the_summary(
     assert d.agents == ["q", "r", "s", "p"]
     assert (d.agents_added, d.agents_removed) == (["p"], ["q", "s"])
     assert (d.tools_added, d.tools_removed) == (["t3"], ["t2", "t5"])
-    assert d.summary() == (f"{len(d.changes)} cell(s) changed, {len(d.new_access)} grant new "
-                           "access; agents added: p; agents removed: q, s; tools added: t3; "
-                           "tools removed: t2, t5")
+    # 4 agents x 5 tools x 5 group sets x 3 states: every cell of p, q and s changes (one
+    # side has no agent), 22 of r's; new access: 8 of r's and p's 10 allows (t1 in read / *
+    # in 3 states, t3 in admin / * in s9, t4 in read / * in s1)
+    assert d.summary() == ("247 cell(s) changed, 18 grant new access; agents added: p; "
+                           "agents removed: q, s; tools added: t3; tools removed: t2, t5")
     assert repr(d) == f"<PolicyDiff {d.summary()}>"
 
 
