@@ -39,6 +39,7 @@ EXPECTED_ROWS = [
     ("work-agent/catalog.json", "work-agent-catalog"),
     ("mux/agents/*.yaml", "mux"),
     ("mux/agents/*.json", "mux"),
+    ("gemini-cli/.gemini/settings.json", "gemini-settings"),
     ("README.md", None),  # no front matter: not an agent
 ]
 

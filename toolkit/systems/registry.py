@@ -17,7 +17,17 @@ from typing import Any
 from ..core.models import AgentDefinition
 from ..core.names import register_spelling, register_syntax, unregister_syntax
 from ..core.presets import PRESETS, register_preset, unregister_preset
-from . import adh_cli, claude_code, codex, emergent, mcp_clients, mux, trustgraph, work_agent
+from . import (
+    adh_cli,
+    claude_code,
+    codex,
+    emergent,
+    gemini_cli,
+    mcp_clients,
+    mux,
+    trustgraph,
+    work_agent,
+)
 from .base import frontmatter, manifest
 from .base.calllog import CallLog, TranscriptReader
 from .base.formats import Format, Registry
@@ -70,6 +80,7 @@ SYSTEMS: list[System] = [
     mux.SYSTEM,
     adh_cli.SYSTEM,
     codex.SYSTEM,
+    gemini_cli.SYSTEM,
 ]
 
 #: Every format toolkit reads, gathered from the systems.
