@@ -244,6 +244,17 @@ side_by_side.set_index(["system", "session"])
     md("Why, step by step: the deny on `rm_rf` written in `coder.yaml` reaches the tester."),
     py('mux.explain("tester", "rm_rf", parent=coder)'),
     py('emergent.explain("delegator", "spawn_agents", parent=delegator)'),
+    md("""
+At `max_depth` the grandchild holds no spawn tool, so it cannot spawn: the `SpawnError`
+names the limit and where it is set. `spawn(..., force=True)` simulates a host that spawns
+anyway, with a warning.
+"""),
+    py('''
+try:
+    grandchild.spawn("summarizer")
+except tk.SpawnError as exc:
+    print(exc)
+'''),
     md("Under mux, naming a tool the parent lacks is an error (Emergent would drop it with a warning):"),
     py('''
 try:

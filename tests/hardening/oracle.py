@@ -3,7 +3,8 @@
 Written from the spec text, not from ``toolkit.core.resolve``: it loops over
 every tool and every rule with ``fnmatchcase`` and applies the steps in order
 (pool, deny, allow, parent ceiling, coordination, groups, state) and the
-preset table. Under work-agent, SPEC section 3's delegation rules for a parent
+preset table; under a preset that strips coordination tools a session at ``max_depth``
+cannot spawn (step 6). Under work-agent, SPEC section 3's delegation rules for a parent
 without a ``delegation`` block: every child loses work-agent's default
 child-blocked control tools, and spawning stops at ``maxDepth`` (default 2).
 (``denyApprovals`` needs approval-bound tools, which these cases never have.)
@@ -230,6 +231,12 @@ class OracleSession:
             raise PermissionError("groups beyond the parent's")
         level = Level(self.agents[agent], parent.depth + 1, groups, parent.state,
                       (*parent.ancestors, parent.agent), self.allowed)
+        row = PRESET_TABLE[self.preset]
+        limit = row["max_depth"]
+        if row["strip"] and limit is not None and parent.depth >= int(str(limit)):
+            # SPEC section 4 step 6: at max_depth a session has lost its coordination tools
+            # (removed regardless), so it holds no spawn tool and cannot spawn
+            raise OracleSpawnError(f"{parent.agent.name}: max_depth {limit} reached")
         if self.preset == "work-agent" and parent.depth >= DELEGATION_MAX_DEPTH:
             raise OracleSpawnError(f"{agent}: delegation depth limit")
         if spawn_errors(self.pool, level, self.preset):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import inspect
 import time
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Effect, Reason, decide
-from ..core.models import Request, User, groups_label, normalize_groups
+from ..core.models import AgentDefinition, Request, User, groups_label, normalize_groups
 from ..core.resolve import Grant, Lineage, Resolution, resolve_request
-from ..errors import AccessDeniedError, ToolkitError, ToolNotFoundError
+from ..errors import AccessDeniedError, SpawnError, ToolkitError, ToolNotFoundError
 from .audit import new_request_id
 from .builtins import CallResult
 from .loop import background_loop
@@ -206,11 +207,15 @@ class Session:
 
     # -- the spawn tree -----------------------------------------------------------------------
 
-    def spawn(self, name: str, groups: Any = None, state: str | None = None) -> Session:
+    def spawn(self, name: str, groups: Any = None, state: str | None = None, *,
+              force: bool = False) -> Session:
         """Start agent ``name`` as a child: depth + 1, the rules of SPEC section 4.
 
         The child inherits this session's request; it may narrow the groups,
-        never widen them (``AccessDeniedError``).
+        never widen them (``AccessDeniedError``). Under a preset that strips
+        coordination tools, a session at ``max_depth`` holds no spawn tool and
+        cannot spawn (``SpawnError`` naming the limit and where it is set);
+        ``force=True`` simulates a host that spawns anyway, with a warning.
         """
         self._check_open()
         child_groups = self.request.groups if groups is None else normalize_groups(groups)
@@ -220,6 +225,15 @@ class Session:
                 self.project.refuse(self, f"spawn of {name!r} asks for groups {extra} beyond "
                                           f"its parent's {list(self.request.groups)}",
                                     escalation=True)
+        refusal = self.spawn_refusal(name)
+        if refusal is not None and not force:
+            raise SpawnError(f"{refusal}; spawn(..., force=True) simulates a host that spawns "
+                             "anyway")
+        if refusal is not None:
+            message = f"forced spawn (a host that ignores the limit): {refusal}"
+            warnings.warn(message, UserWarning, stacklevel=2)
+            self.project.audit_log.record("warning", request_id=self.request_id,
+                                          agent_id=self.id, reason=message)
         request = Request(groups=child_groups, state=state or self._state,
                           user=self.request.user)
         count = self._child_names.get(name, 0) + 1
@@ -230,6 +244,40 @@ class Session:
         self.children.append(child)
         self.project.session_opened(child)
         return child
+
+    def spawn_refusal(self, name: str = "a child") -> str | None:
+        """Why this session cannot spawn (SPEC section 4 step 6), or None when it can.
+
+        Under a preset that strips coordination tools, a session at depth >=
+        ``max_depth`` has lost them (removed regardless of its rules), so it
+        holds no spawn tool and cannot spawn.
+        """
+        preset, limit = self.grant.preset, self.grant.max_depth
+        if not preset.strip_coordination or limit is None or self.depth < limit:
+            return None
+        tools = ", ".join(preset.coordination_tools)
+        return (f"{self.id!r} (depth {self.depth}) cannot spawn {name!r}: max_depth {limit} "
+                f"reached, its coordination tools ({tools}) are removed; max_depth {limit} is "
+                f"set {self._depth_limit_source()}")
+
+    def _depth_limit_source(self) -> str:
+        """Where this session's ``max_depth`` comes from: an agent that lowered it, the
+        project's ``toolkit.yaml``, or the preset's default."""
+        limit, preset = self.grant.max_depth, self.grant.preset
+        chain: list[AgentDefinition] = [
+            *(self.grant.lineage.ancestors if self.grant.lineage else ()), self.grant.agent]
+        for agent in chain:  # root first: the first to lower the limit to its value set it
+            own = agent.max_depth
+            if own is not None and own == limit and (preset.max_depth is None
+                                                     or own < preset.max_depth):
+                where = f" ({agent.file}:{agent.line})" if agent.file else ""
+                return f"by max_depth of agent {agent.name!r}{where}"
+        settings = getattr(getattr(self.project, "definitions", None), "settings", {}) or {}
+        if "max_depth" in settings:
+            file = settings.get("_file")
+            return f"by max_depth in {file}" if file else "by the project's max_depth"
+        return (f"by the {preset.name} preset (max_depth in toolkit.yaml or an agent's own "
+                "max_depth lowers or changes it)")
 
     def close(self) -> None:
         """End this session and its children (their records stay readable)."""

@@ -1,4 +1,5 @@
-"""``%tk spawn NAME [--groups G,H] [--state S] [--parent ID]``: a child, now the current session."""
+"""``%tk spawn NAME [--groups G,H] [--state S] [--parent ID] [--force]``: a child, now the
+current session."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ PARSER.add_argument("--groups", default=None,
                     help="narrow the parent's groups ('none' = no groups)")
 PARSER.add_argument("--state", default=None)
 PARSER.add_argument("--parent", default=None, help="id of the parent session")
+PARSER.add_argument("--force", action="store_true",
+                    help="spawn past max_depth anyway (a host that ignores the limit), "
+                         "with a warning")
 
 
 @subcommand("spawn", "spawn NAME")
@@ -35,7 +39,7 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Session:
         raise UsageError(f"no session {args.parent!r}; sessions: "
                          f"{', '.join(project.sessions) or '(none)'}")
     groups = group_set(args.groups)
-    child = parent.spawn(args.name, groups=groups, state=args.state)
+    child = parent.spawn(args.name, groups=groups, state=args.state, force=args.force)
     magics.session = child
     warn(p.message for p in project.request_warnings(groups or (), child.state))
     return child

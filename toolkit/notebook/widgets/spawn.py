@@ -1,7 +1,13 @@
-"""Spawn tree: spawn children anywhere; see each node's tools, what was stripped and why."""
+"""Spawn tree: spawn children anywhere; see each node's tools, what was stripped and why.
+
+A node at ``max_depth`` (under a preset that strips coordination tools) is marked
+"cannot spawn"; spawning from it shows the ``SpawnError`` in one line, unless
+"force" simulates a host that spawns anyway (a warning line then).
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,13 +40,16 @@ class SpawnTree(View):
         self.groups_box = w.Text(description="groups", placeholder="blank: inherit the parent's")
         self.spawn_button = w.Button(description="spawn child", button_style="primary")
         self.spawn_button.add_class("toolkit-spawn-button")
+        self.force_box = w.Checkbox(value=False, description="force (a host that ignores "
+                                                             "max_depth)", indent=False)
         self.tree_view = w.HTML()
         self.details = w.Output()
         self.messages = w.Output()
         self.banner = w.HTML()
         self.spawn_button.on_click(self.reporting(lambda _b: self._spawn_clicked()))
         self.node_picker.observe(self.reporting(self._picked), names="value")
-        controls = w.HBox([self.node_picker, self.agent_picker, self.groups_box, self.spawn_button])
+        controls = w.HBox([self.node_picker, self.agent_picker, self.groups_box,
+                           self.spawn_button, self.force_box])
         self.widget = w.VBox([self.banner, controls, self.messages, self.tree_view,
                               self.details])
         self.widget.add_class("toolkit-spawn-tree")
@@ -50,7 +59,7 @@ class SpawnTree(View):
 
     def controls(self) -> Sequence[w.Widget]:
         """Spawning needs an open project."""
-        return (self.spawn_button, self.agent_picker, self.groups_box)
+        return (self.spawn_button, self.agent_picker, self.groups_box, self.force_box)
 
     def follows(self, entry: dict[str, Any]) -> bool:
         """Spawns and teardowns under the root (from code too) change the tree."""
@@ -79,17 +88,28 @@ class SpawnTree(View):
                 return n
         raise KeyError(f"no node {node_id!r} in the tree")
 
-    def spawn(self, parent_id: str, agent: str, groups: Any = None) -> Session:
-        """Spawn ``agent`` under node ``parent_id`` (what the button does) and select it."""
-        child = self.node(parent_id).spawn(agent, groups=groups)
+    def spawn(self, parent_id: str, agent: str, groups: Any = None, force: bool = False
+              ) -> Session:
+        """Spawn ``agent`` under node ``parent_id`` (what the button does) and select it.
+
+        A refused spawn raises ``SpawnError`` (the button shows it in one line);
+        ``force=True`` spawns anyway and shows the warning.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            child = self.node(parent_id).spawn(agent, groups=groups, force=force)
         self.render()
         self.select(child.id)
+        self.messages.outputs = tuple(
+            {"output_type": "stream", "name": "stderr", "text": f"warning: {m}\n"}
+            for m in dict.fromkeys(str(c.message) for c in caught))
         return child
 
     def _spawn_clicked(self) -> None:
         text = self.groups_box.value.strip()
         groups = [g.strip() for g in text.split(",") if g.strip()] if text else None
-        self.spawn(self.node_picker.value, self.agent_picker.value, groups)
+        self.spawn(self.node_picker.value, self.agent_picker.value, groups,
+                   force=self.force_box.value)
 
     def select(self, node_id: str) -> None:
         """Show node ``node_id``'s tools, what was stripped or filtered and why."""
@@ -105,10 +125,14 @@ class SpawnTree(View):
         r = node.resolution
         stripped = "".join(f"<li><code>{esc(t)}</code>: {esc(why)}</li>"
                            for t, why in sorted(r.stripped.items()))
+        refusal = node.spawn_refusal()
         html = (f"<p><b>{esc(node.id)}</b> (agent {esc(node.agent)}, depth {node.depth})</p>"
                 + (f"<p>Stripped:</p><ul>{stripped}</ul>" if stripped else "<p>Nothing stripped."
-                                                                          "</p>"))
-        text = "\n".join(f"stripped {t}: {why}" for t, why in sorted(r.stripped.items()))
+                                                                          "</p>")
+                + (f"<p class='toolkit-spawn-refused' style='color:#cf222e'><b>Cannot spawn:"
+                   f"</b> {esc(refusal)}</p>" if refusal else ""))
+        text = "\n".join([*(f"stripped {t}: {why}" for t, why in sorted(r.stripped.items())),
+                          *([f"cannot spawn: {refusal}"] if refusal else [])])
         show(self.details, node, HTMLView(html, text or "nothing stripped"))
 
     def render(self) -> None:
@@ -121,6 +145,8 @@ class SpawnTree(View):
         r = node.resolution
         tools = first_names(sorted(r.allowed))
         extra = f"; stripped: {first_names(sorted(r.stripped))}" if r.stripped else ""
+        if node.spawn_refusal() is not None:
+            extra += f"; cannot spawn (max_depth {node.grant.max_depth})"
         return f"{node.id} (depth {node.depth}): {tools}{extra}"
 
     def static_html(self) -> str:
@@ -130,7 +156,10 @@ class SpawnTree(View):
             f"{esc(first_names(sorted(n.allowed)))}"
             + (" <small style='color:#cf222e'>stripped: "
                f"{esc(first_names(sorted(n.resolution.stripped)))}</small>"
-               if n.resolution.stripped else "") + "</li>"
+               if n.resolution.stripped else "")
+            + (" <small class='toolkit-spawn-refused' style='color:#cf222e'>cannot spawn "
+               f"(max_depth {n.grant.max_depth})</small>" if n.spawn_refusal() else "")
+            + "</li>"
             for n in self.nodes())
         return f"<div class='toolkit-spawn-tree'><ul style='list-style:none'>{items}</ul></div>"
 
