@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -125,14 +127,47 @@ def js_regex(pattern: str) -> re.Pattern[str]:
 
 # -- stable-stringify.ts -----------------------------------------------------------------------
 
-def stable_stringify(obj: Any) -> str:
-    """``stableStringify``: JSON with sorted keys; each top-level pair wrapped in NUL
-    characters so a pattern can anchor to a whole argument."""
+class _Undefined:
+    """JavaScript's ``undefined`` (a property that is present but unset)."""
 
-    def go(value: Any, ancestors: list[int], top: bool) -> str:
-        if value is None or callable(value):
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+
+#: ``undefined``: omitted from an object, ``null`` in an array (as JSON.stringify does)
+UNDEFINED: Any = _Undefined()
+
+
+def _to_json_method(value: Any) -> Any:
+    """An object's ``toJSON``: a callable ``"toJSON"`` key of a dict, or a ``toJSON``
+    attribute."""
+    if isinstance(value, dict):
+        method = value.get("toJSON")
+        return method if callable(method) else None
+    method = getattr(value, "toJSON", None)
+    return method if callable(method) else None
+
+
+def stable_stringify(obj: Any) -> str:  # noqa: C901 (upstream's shape)
+    """``stableStringify``: JSON with sorted keys; each top-level pair wrapped in NUL
+    characters so a pattern can anchor to a whole argument. ``undefined`` and functions are
+    left out of objects and are ``null`` in arrays; a ``toJSON`` method is honoured (one
+    that raises is ignored); a cycle is ``"[Circular]"``."""
+
+    def skip(value: Any) -> bool:
+        return value is UNDEFINED or callable(value)
+
+    def go(value: Any, ancestors: list[int], top: bool) -> str:  # noqa: C901
+        if value is None or skip(value):
             return "null"
-        if not isinstance(value, (dict, list, tuple)):
+        if not isinstance(value, (dict, list, tuple)) and _to_json_method(value) is None:
             if isinstance(value, (str, bool, int, float)):
                 return js_json(value)
             return js_json(str(value))
@@ -140,12 +175,25 @@ def stable_stringify(obj: Any) -> str:
             return '"[Circular]"'
         ancestors.append(id(value))
         try:
+            method = _to_json_method(value)
+            if method is not None:
+                try:
+                    produced = method()
+                except Exception:  # noqa: BLE001 (stable-stringify.ts ignores a throwing toJSON)
+                    produced = value
+                else:
+                    if produced is None:
+                        return "null"
+                    return go(produced, ancestors, top)
+                if not isinstance(produced, (dict, list, tuple)):
+                    return js_json(str(produced))
             if isinstance(value, (list, tuple)):
-                return "[" + ",".join(go(v, ancestors, False) for v in value) + "]"
+                return "[" + ",".join("null" if skip(v) else go(v, ancestors, False)
+                                      for v in value) + "]"
             pairs = []
             for key in sorted(value, key=_js_key):
                 item = value[key]
-                if callable(item):
+                if skip(item):
                     continue
                 pair = js_json(str(key)) + ":" + go(item, ancestors, False)
                 pairs.append("\0" + pair + "\0" if top else pair)
@@ -195,6 +243,34 @@ class PolicyRule:
     def text(self) -> str:
         """The rule in one line: ``run_shell_command [commandPrefix="git"] -> allow``."""
         return self.written or f"{self.tool_name} -> {self.decision}"
+
+
+@dataclass
+class SafetyCheckerRule:
+    """``SafetyCheckerRule`` (types.ts): a checker run on calls the rules do not deny."""
+
+    tool_name: str
+    checker: Mapping[str, Any]
+    priority: float = 0.0
+    mcp_name: str | None = None
+    args_pattern: str | None = None
+    tool_annotations: Mapping[str, Any] | None = None
+    modes: tuple[str, ...] | None = None
+    source: str = ""
+    compiled: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.args_pattern is not None and self.compiled is None:
+            self.compiled = js_regex(self.args_pattern)
+
+
+@dataclass
+class HookCheckerRule:
+    """``HookCheckerRule`` (types.ts): kept in priority order, not run by ``check``."""
+
+    checker: Mapping[str, Any]
+    priority: float = 0.0
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -258,13 +334,15 @@ def tool_aliases(name: str) -> list[str]:
     return list(out)
 
 
-def rule_matches(rule: PolicyRule, tool: str, stringified: str | None, has_args: bool,  # noqa: C901
+def rule_matches(rule: PolicyRule | SafetyCheckerRule, tool: str,  # noqa: C901
+                 stringified: str | None, has_args: bool,
                  server: str | None, mode: str, non_interactive: bool,
                  annotations: Mapping[str, Any] | None, subagent: str | None) -> bool:
     """``ruleMatches``."""
     if rule.modes and mode not in rule.modes:
         return False
-    if rule.subagent is not None and rule.subagent != subagent:
+    rule_subagent = getattr(rule, "subagent", None)
+    if rule_subagent is not None and rule_subagent != subagent:
         return False
     if rule.mcp_name is not None:
         if rule.mcp_name == "*":
@@ -296,10 +374,11 @@ def rule_matches(rule: PolicyRule, tool: str, stringified: str | None, has_args:
     if rule.compiled is not None and (not has_args or stringified is None
                                       or not rule.compiled.search(stringified)):
         return False
-    if rule.interactive is not None:
-        if rule.interactive and non_interactive:
+    interactive = getattr(rule, "interactive", None)
+    if interactive is not None:
+        if interactive and non_interactive:
             return False
-        if not rule.interactive and not non_interactive:
+        if not interactive and not non_interactive:
             return False
     return True
 
@@ -600,14 +679,82 @@ def contains_git_command(args: list[str]) -> bool:
 
 # -- policy-engine.ts --------------------------------------------------------------------------
 
+class NoopSandboxManager:
+    """``NoopSandboxManager`` off Windows: commandSafety.ts's heuristics; the workspace
+    (``getWorkspace``) is the given folder, else the working directory."""
+
+    def __init__(self, workspace: str | None = None) -> None:
+        self.workspace = workspace
+
+    def is_known_safe_command(self, args: list[str]) -> bool:
+        return is_known_safe_command(args)
+
+    def is_dangerous_command(self, args: list[str]) -> bool:
+        return is_dangerous_command(args)
+
+    def get_workspace(self) -> str:
+        return self.workspace if self.workspace is not None else os.getcwd()
+
+
+class LocalSandboxManager(NoopSandboxManager):
+    """``LocalSandboxManager``: no command is known safe or dangerous."""
+
+    def is_known_safe_command(self, args: list[str]) -> bool:
+        return False
+
+    def is_dangerous_command(self, args: list[str]) -> bool:
+        return False
+
+
+class ShellUtils:
+    """What policy-engine.ts imports from ``utils/shell-utils.ts`` (a test replaces these as
+    Gemini's tests mock that module)."""
+
+    parse_command_details = staticmethod(parse_command_details)
+    has_redirection = staticmethod(has_redirection)
+    strip_shell_wrapper = staticmethod(strip_shell_wrapper)
+
+
+#: ``REDIRECTION_NAMES``: detail names checkShellCommand skips
+REDIRECTION_NAMES = frozenset({"redirection (<)", "redirection (>)", "heredoc (<<)",
+                               "herestring (<<<)", "command substitution",
+                               "backtick substitution", "process substitution", "subshell"})
+PARAM_ADDITIONAL_PERMISSIONS = "additional_permissions"
+
+
+def is_subpath(parent: str, child: str) -> bool:
+    """``isSubpath`` (utils/paths.ts, POSIX)."""
+    rel = posixpath.relpath(posixpath.abspath(child), posixpath.abspath(parent))
+    return not rel.startswith("../") and rel != ".." and not posixpath.isabs(rel)
+
+
+def _by_priority(items: list[Any]) -> list[Any]:
+    return sorted(items, key=lambda r: -(r.priority or 0))
+
+
 class PolicyEngine:
-    """``PolicyEngine``: rules sorted by priority, ``check`` answers one call."""
+    """``PolicyEngine``: rules sorted by priority, ``check`` answers one call.
+
+    ``sandbox_manager`` gives the command heuristics (default :class:`NoopSandboxManager`),
+    ``is_trusted_folder`` the folder's trust (a callable; ``trusted_folder`` a constant),
+    ``checker_runner(call, checker)`` runs safety checkers (a dict with ``decision``; an
+    exception denies), ``shell_utils`` and ``aliases`` stand in for the modules Gemini's
+    tests mock."""
 
     def __init__(self, rules: Sequence[PolicyRule] = (), *, default_decision: str | None = None,
                  non_interactive: bool = False, approval_mode: str = "default",
                  disable_always_allow: bool = False, trusted_folder: bool = True,
-                 heuristics: bool = True) -> None:
-        self.rules = sorted(rules, key=lambda r: -r.priority)
+                 heuristics: bool = True, is_trusted_folder: Callable[[], bool] | None = None,
+                 sandbox_manager: Any = None,
+                 checkers: Sequence[SafetyCheckerRule] = (),
+                 hook_checkers: Sequence[HookCheckerRule] = (),
+                 checker_runner: Callable[[dict[str, Any], Mapping[str, Any]],
+                                          Mapping[str, Any]] | None = None,
+                 shell_utils: Any = None,
+                 aliases: Callable[[str], list[str]] | None = None) -> None:
+        self.rules = _by_priority(list(rules))
+        self.checkers = _by_priority(list(checkers))
+        self.hook_checkers = _by_priority(list(hook_checkers))
         for rule in self.rules:
             if not rule.tool_name:
                 raise ValueError("Invalid policy rule: toolName is required. Use '*' for all "
@@ -618,20 +765,114 @@ class PolicyEngine:
             if rule.subagent == "":
                 raise ValueError("Invalid policy rule: subagent is required if specified "
                                  f"(cannot be empty). Rule source: {rule.source or 'unknown'}")
+        for checker in self.checkers:
+            if not checker.tool_name:
+                raise ValueError("Invalid safety checker rule: toolName is required. Use '*' "
+                                 "for all tools. Checker source: "
+                                 f"{checker.source or 'unknown'}")
+            if checker.mcp_name == "":
+                raise ValueError("Invalid safety checker rule: mcpName is required if "
+                                 "specified (cannot be empty). Checker source: "
+                                 f"{checker.source or 'unknown'}")
         self.non_interactive = non_interactive
         self.default_decision = default_decision or (DENY if non_interactive else ASK_USER)
         self.approval_mode = approval_mode
         self.disable_always_allow = disable_always_allow
         self.trusted_folder = trusted_folder
+        self.is_trusted_folder_fn = is_trusted_folder
+        self.sandbox_manager = sandbox_manager if sandbox_manager is not None \
+            else NoopSandboxManager()
+        self.checker_runner = checker_runner
+        self.shell_utils = shell_utils if shell_utils is not None else ShellUtils
+        self.aliases = aliases or tool_aliases
         #: toolkit's switch for ported tests that run without the sandbox heuristics
         self.heuristics = heuristics
-        self._any_pattern = any(r.compiled is not None for r in self.rules)
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._any_pattern = any(r.compiled is not None for r in (*self.rules, *self.checkers))
+
+    # -- rules and checkers ---------------------------------------------------------------------
+
+    def is_trusted_folder(self) -> bool:
+        """``isTrustedFolder``."""
+        if self.is_trusted_folder_fn is not None:
+            return self.is_trusted_folder_fn()
+        return self.trusted_folder
+
+    def set_approval_mode(self, mode: str) -> None:
+        """``setApprovalMode``."""
+        self.approval_mode = mode
+
+    def get_approval_mode(self) -> str:
+        """``getApprovalMode``."""
+        return self.approval_mode
+
+    def add_rule(self, rule: PolicyRule) -> None:
+        """``addRule``: insert and re-sort by priority (stable)."""
+        self.rules = _by_priority([*self.rules, rule])
+        self._reindex()
+
+    def add_checker(self, checker: SafetyCheckerRule) -> None:
+        """``addChecker``."""
+        self.checkers = _by_priority([*self.checkers, checker])
+        self._reindex()
+
+    def add_hook_checker(self, checker: HookCheckerRule) -> None:
+        """``addHookChecker``."""
+        self.hook_checkers = _by_priority([*self.hook_checkers, checker])
+
+    def remove_rules_by_tier(self, tier: int) -> None:
+        """``removeRulesByTier``: rules whose priority floors to ``tier``."""
+        self.rules = [r for r in self.rules if math.floor(r.priority or 0) != tier]
+        self._reindex()
+
+    def remove_rules_by_source(self, source: str) -> None:
+        """``removeRulesBySource``."""
+        self.rules = [r for r in self.rules if r.source != source]
+        self._reindex()
+
+    def remove_checkers_by_tier(self, tier: int) -> None:
+        """``removeCheckersByTier``."""
+        self.checkers = [c for c in self.checkers if math.floor(c.priority or 0) != tier]
+        self._reindex()
+
+    def remove_checkers_by_source(self, source: str) -> None:
+        """``removeCheckersBySource``."""
+        self.checkers = [c for c in self.checkers if c.source != source]
+        self._reindex()
+
+    def remove_rules_for_tool(self, tool: str, source: str | None = None) -> None:
+        """``removeRulesForTool``: the tool's rules (only ``source``'s when given)."""
+        self.rules = [r for r in self.rules
+                      if r.tool_name != tool or (source is not None and r.source != source)]
+        self._reindex()
+
+    def get_rules(self) -> tuple[PolicyRule, ...]:
+        """``getRules``: the rules in Gemini's order (highest priority first)."""
+        return tuple(self.rules)
+
+    def get_checkers(self) -> tuple[SafetyCheckerRule, ...]:
+        """``getCheckers``."""
+        return tuple(self.checkers)
+
+    def get_hook_checkers(self) -> tuple[HookCheckerRule, ...]:
+        """``getHookCheckers``."""
+        return tuple(self.hook_checkers)
+
+    def has_rule_for_tool(self, tool: str, ignore_dynamic: bool = False) -> bool:
+        """``hasRuleForTool``."""
+        return any(r.tool_name == tool and (not ignore_dynamic
+                                            or r.source != "AgentRegistry (Dynamic)")
+                   for r in self.rules)
+
+    # -- check ----------------------------------------------------------------------------------
 
     def _always_allow(self, rule: PolicyRule) -> bool:
         return round((rule.priority % 1) * 1000) == ALWAYS_ALLOW_PRIORITY_FRACTION
 
     def _downgrade_for_redirection(self, command: str, allow_redirection: bool | None) -> bool:
-        if allow_redirection or not has_redirection(command):
+        if allow_redirection or not self.shell_utils.has_redirection(command):
             return False
         return self.approval_mode not in ("autoEdit", "yolo")
 
@@ -643,13 +884,13 @@ class PolicyEngine:
             args = shell_words(command)
         except ValueError:
             return decision, ""
-        if contains_git_command(args) and not self.trusted_folder:
+        if contains_git_command(args) and not self.is_trusted_folder():
             return ASK_USER, "a git command in an untrusted folder asks"
-        if is_dangerous_command(args):
+        if self.sandbox_manager.is_dangerous_command(args):
             if self.approval_mode == "yolo":
                 return decision, ""
             return ASK_USER, f"`{command}` is a dangerous command (commandSafety.ts), so it asks"
-        if is_known_safe_command(args) and decision == ASK_USER:
+        if self.sandbox_manager.is_known_safe_command(args) and decision == ASK_USER:
             return ALLOW, f"`{command}` is a known safe command (commandSafety.ts)"
         return decision, ""
 
@@ -660,7 +901,7 @@ class PolicyEngine:
         """``checkShellCommand``: the matched rule's decision, checked part by part."""
         if not command:
             return CheckResult(rule_decision, rule, note, command)
-        details, error = parse_command_details(command)
+        details, error = self.shell_utils.parse_command_details(command)
         if not details or error:
             if rule_decision == DENY:
                 return CheckResult(DENY, rule, note, command)
@@ -681,9 +922,11 @@ class PolicyEngine:
             aggregate, responsible = ASK_USER, None
             note = "the command redirects, which downgrades allow to ask_user"
         for detail in details:
+            if detail.name in REDIRECTION_NAMES:
+                continue
             sub = detail.text.strip()
             atomic = sub == command or (detail.start == 0 and len(detail.text) == len(command))
-            stripped = strip_shell_wrapper(sub)
+            stripped = self.shell_utils.strip_shell_wrapper(sub)
             for text, is_wrapper in ((stripped, True), (sub, False)):
                 if is_wrapper and stripped == sub:
                     continue
@@ -710,12 +953,13 @@ class PolicyEngine:
     def check(self, tool: str, args: Mapping[str, Any] | None, server: str | None = None,  # noqa: C901
               annotations: Mapping[str, Any] | None = None, subagent: str | None = None,
               skip_heuristics: bool = False) -> CheckResult:
-        """``check``: the first matching rule by priority decides (shell: part by part)."""
-        if server is None and annotations and isinstance(annotations.get("_serverName"), str):
+        """``check``: the first matching rule by priority decides (shell: part by part); then
+        ``additional_permissions`` outside the workspace and the safety checkers."""
+        if not server and annotations and isinstance(annotations.get("_serverName"), str):
             server = annotations["_serverName"]
-        if server is None and tool:
-            server = parse_mcp_tool_name(tool)[0]
-        has_args = args is not None
+        if not server and tool:
+            server = parse_mcp_tool_name(tool)[0] or server
+        has_args = bool(args is not None)
         stringified = stable_stringify(args) if has_args and self._any_pattern else None
         is_shell = tool in SHELL_TOOL_NAMES
         command = dir_path = None
@@ -723,10 +967,11 @@ class PolicyEngine:
             raw = args.get("command")
             command = raw if isinstance(raw, str) else None
             dir_path = args.get("dir_path")
-        names = tool_aliases(tool) if tool else []
+        names = self.aliases(tool) if tool else []
         if tool == AGENT_TOOL_NAME and isinstance(args, Mapping) and isinstance(
                 args.get("agent_name"), str):
-            names.append(args["agent_name"])
+            names = [*names, args["agent_name"]]
+        result: CheckResult | None = None
         for rule in self.rules:
             if self.disable_always_allow and self._always_allow(rule):
                 continue
@@ -738,27 +983,88 @@ class PolicyEngine:
             if not skip_heuristics and is_shell and command and rule.compiled is None:
                 decision, note = self.apply_shell_heuristics(command, decision)
             if is_shell and tool:
-                return self.check_shell_command(tool, command, decision, server, dir_path,
-                                                rule.allow_redirection, rule, annotations,
-                                                subagent, note)
-            return CheckResult(decision, rule, note, command)
-        if self.approval_mode == "yolo":
-            return CheckResult(ALLOW, None, "no rule matches; yolo mode allows it", command)
-        if is_shell:
-            decision, note = self.default_decision, ""
-            if not skip_heuristics and command:
-                decision, note = self.apply_shell_heuristics(command, decision)
-            return self.check_shell_command(tool, command, decision, server, dir_path, False,
-                                            None, annotations, subagent, note)
-        return CheckResult(self.default_decision, None, "", command)
+                result = self.check_shell_command(tool, command, decision, server, dir_path,
+                                                  rule.allow_redirection, rule, annotations,
+                                                  subagent, note)
+            else:
+                result = CheckResult(decision, rule, note, command)
+            break
+        if result is None:
+            if self.approval_mode == "yolo":
+                return CheckResult(ALLOW, None, "no rule matches; yolo mode allows it", command)
+            if is_shell:
+                decision, note = self.default_decision, ""
+                if not skip_heuristics and command:
+                    decision, note = self.apply_shell_heuristics(command, decision)
+                result = self.check_shell_command(tool, command, decision, server, dir_path,
+                                                  False, None, annotations, subagent, note)
+            else:
+                result = CheckResult(self.default_decision, None, "", command)
+        if result.decision == ALLOW and isinstance(args, Mapping):
+            result = self._check_additional_permissions(args, result)
+        if result.decision != DENY and self.checker_runner is not None and self.checkers:
+            result = self._run_checkers(tool, args, stringified, has_args, server, annotations,
+                                        subagent, result)
+        return result
 
-    def excluded_tools(self, names: Sequence[str],
-                       metadata: Mapping[str, Mapping[str, Any]] | None = None) -> set[str]:
-        """``getExcludedTools``: tools a rule without arguments denies outright."""
-        out = set()
-        for name in names:
+    def _check_additional_permissions(self, args: Mapping[str, Any],
+                                      result: CheckResult) -> CheckResult:
+        extra = args.get(PARAM_ADDITIONAL_PERMISSIONS)
+        fs = extra.get("fileSystem") if isinstance(extra, Mapping) else None
+        if not fs or not isinstance(fs, Mapping):
+            return result
+        read, write = fs.get("read"), fs.get("write")
+        paths = [*(read if isinstance(read, list) else []),
+                 *(write if isinstance(write, list) else [])]
+        workspace = self.sandbox_manager.get_workspace()
+        for path in paths:
+            if isinstance(path, str) and not is_subpath(workspace, path) and workspace != path:
+                return CheckResult(ASK_USER, result.rule,
+                                   f"additional_permissions names {path}, outside the "
+                                   f"workspace {workspace}, so it asks", result.command,
+                                   result.parts)
+        return result
+
+    def _run_checkers(self, tool: str, args: Mapping[str, Any] | None, stringified: str | None,
+                      has_args: bool, server: str | None, annotations: Mapping[str, Any] | None,
+                      subagent: str | None, result: CheckResult) -> CheckResult:
+        assert self.checker_runner is not None
+        call: dict[str, Any] = {"name": tool} if args is None else {"name": tool, "args": args}
+        decision, note = result.decision, result.note
+        for checker in self.checkers:
+            if not rule_matches(checker, tool, stringified, has_args, server, self.approval_mode,
+                                self.non_interactive, annotations, subagent):
+                continue
+            name = checker.checker.get("name", "?")
+            try:
+                outcome = self.checker_runner(call, checker.checker)
+            except Exception as error:  # noqa: BLE001 (a failing checker denies, as upstream)
+                return CheckResult(DENY, result.rule, f"safety checker {name} failed: {error}",
+                                   result.command, result.parts)
+            verdict = outcome.get("decision") if isinstance(outcome, Mapping) else None
+            reason = outcome.get("reason", "") if isinstance(outcome, Mapping) else ""
+            if verdict == DENY:
+                return CheckResult(DENY, result.rule, f"safety checker {name} denies: {reason}",
+                                   result.command, result.parts)
+            if verdict == ASK_USER:
+                decision, note = ASK_USER, f"safety checker {name} asks: {reason}"
+        if decision == result.decision:
+            return result
+        return CheckResult(decision, result.rule, note, result.command, result.parts)
+
+    def excluded_tools(self,  # noqa: C901 (upstream's shape)
+                       metadata: Mapping[str, Mapping[str, Any]] | None = None,
+                       all_tool_names: Iterable[str] | None = None) -> set[str]:
+        """``getExcludedTools``: tools a rule without arguments denies outright (none when
+        ``all_tool_names`` is not given, as upstream)."""
+        out: set[str] = set()
+        if all_tool_names is None:
+            return out
+        for name in all_tool_names:
             annotations = (metadata or {}).get(name)
             server = annotations.get("_serverName") if annotations else None
+            if not isinstance(server, str):
+                server = None
             excluded = matched = False
             for rule in self.rules:
                 if self.disable_always_allow and self._always_allow(rule):
