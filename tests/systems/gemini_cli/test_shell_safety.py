@@ -36,6 +36,18 @@ def _prefix_engine(prefix: str, allow_redirection: bool | None = None) -> Policy
                         default_decision=ASK_USER, approval_mode="default")
 
 
+def _both_engine() -> PolicyEngine:
+    """policyEngineWithBoth: commandPrefix "echo" and "git" allowed at priority 2."""
+    return PolicyEngine([PolicyRule("run_shell_command", ALLOW, 2,
+                                    args_pattern=build_args_patterns(None, prefix, None)[0])
+                         for prefix in ("echo", "git")], default_decision=ASK_USER)
+
+
+#: the cases upstream runs against policyEngineWithBoth (an earlier port ran them against the
+#: "git log" engine, so `echo $(git log)`, re-checked without heuristics, asked)
+_WITH_BOTH = frozenset({"SHOULD allow command substitution if inner command is ALSO allowed",
+                        'SHOULD allow complex allowed commands "git log && echo $(git log)"'})
+
 # (test name in shell-safety.test.ts, command, expected decision)
 SHELL_SAFETY = [
     ('SHOULD match "git log" exactly', "git log", ALLOW),
@@ -61,11 +73,8 @@ SHELL_SAFETY = [
      "git log --format=$(rm -rf /)", ASK_USER),
     ('SHOULD NOT allow complex nested commands "git log && echo $(git log | rm -rf /)"',
      "git log && echo $(git log | rm -rf /)", ASK_USER),
-    pytest.param('SHOULD allow complex allowed commands "git log && echo $(git log)"',
-                 "git log && echo $(git log)", ALLOW, marks=pytest.mark.xfail(
-                     strict=True, reason="differs: the part `echo $(git log)` matches no rule "
-                     "and is re-checked without heuristics, so toolkit asks; upstream passes "
-                     "with its mocked parser (cause not yet traced)")),
+    ('SHOULD allow complex allowed commands "git log && echo $(git log)"',
+     "git log && echo $(git log)", ALLOW),
     ("SHOULD NOT allow generic redirection > /tmp/test", "git log > /tmp/test", ASK_USER),
     ("SHOULD NOT allow PowerShell @(...) usage if it implies code execution",
      "git log @(Get-Process)", ASK_USER),
@@ -76,8 +85,10 @@ SHELL_SAFETY = [
                          ids=[str(c[0] if isinstance(c, tuple) else c.values[0])
                               for c in SHELL_SAFETY])
 def test_shell_safety(name: str, command: str, expected: str) -> None:
-    """Source: shell-safety.test.ts, describe 'Shell Safety Policy'."""
-    result = _prefix_engine("git log").check("run_shell_command", {"command": command})
+    """Source: shell-safety.test.ts, describe 'Shell Safety Policy' (beforeEach: the
+    "git log" prefix engine; the two "ALSO allowed" cases build policyEngineWithBoth)."""
+    engine = _both_engine() if name in _WITH_BOTH else _prefix_engine("git log")
+    result = engine.check("run_shell_command", {"command": command})
     assert result.decision == expected, (SAFETY, name)
 
 
