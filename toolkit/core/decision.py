@@ -18,8 +18,8 @@ This module renders nothing; its HTML comes through :mod:`toolkit.core.display`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
@@ -368,6 +368,9 @@ class Decision:
     cwd: str = ""
     #: for a call: the runtime whose permission engine decided it (``"claude-code"``)
     runtime: str = ""
+    #: for a call: what the runtime's own tooling shows for it, as plain data an engine
+    #: may fill (say the matched rules its policy checker prints); ``{}`` when none
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def allowed(self) -> bool:

@@ -95,7 +95,8 @@ def decision_html(d: Decision) -> str:
 
 def decision_dict(d: Decision) -> dict[str, object]:
     """A decision as plain data (``toolmatrix why --format json``): effect, reason, rule,
-    message, warnings and, for a compound command, each part."""
+    message, warnings and, for a compound command, each part; for a call, the engine's
+    ``details`` when it gave any."""
     rule = None if not d.rule.pattern else {
         "text": d.rule.text, "kind": d.rule.kind, "layer": d.rule.layer, "file": d.rule.file,
         "line": d.rule.line}
@@ -104,6 +105,8 @@ def decision_dict(d: Decision) -> dict[str, object]:
                               "message": d.message, "warnings": list(d.warnings)}
     if d.question == "call":
         out |= {"mode": d.mode, "cwd": d.cwd, "parts": [decision_dict(p) for p in d.parts]}
+        if d.details:
+            out["details"] = dict(d.details)
     return out
 
 

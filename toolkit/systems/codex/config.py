@@ -22,7 +22,10 @@ from typing import Any
 from ...errors import DefinitionError, Problem
 from .execpolicy import ExecPolicyError, Policy, PolicyParser
 
-__all__ = ["APPROVAL_POLICIES", "SANDBOX_MODES", "CodexSettings", "read_settings"]
+__all__ = ["APPROVAL_POLICIES", "SANDBOX_MODES", "CodexSettings", "ConfigLayer",
+           "ExecPolicyLoadError", "collect_policy_files", "format_exec_policy_error_with_source",
+           "load_exec_policy", "load_exec_policy_with_warning", "parse_starlark_line_from_message",
+           "project_folders", "project_root", "read_settings"]
 
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -121,6 +124,10 @@ def _cli(cli: Sequence[str] | None) -> tuple[dict[str, Any], list[str]]:
             out["approval"], out["sandbox"] = "on-request", "workspace-write"
         elif arg in ("--dangerously-bypass-approvals-and-sandbox", "--yolo"):
             out["approval"], out["sandbox"] = "never", "danger-full-access"
+        elif arg == "--ignore-rules":  # codex exec: user and project .rules are not read
+            out["ignore_rules"] = True
+        elif arg == "--ignore-user-config":  # codex exec: ~/.codex/config.toml is not read
+            out["ignore_user_config"] = True
         i += 1
     return out, notes
 
@@ -136,13 +143,6 @@ def _trust(user: Mapping[str, Any], root: Path) -> bool | None:
     return None
 
 
-def _rules_files(folder: Path) -> list[Path]:
-    rules = folder / "rules"
-    if not rules.is_dir():
-        return []
-    return sorted(p for p in rules.iterdir() if p.suffix == ".rules" and p.is_file())
-
-
 def codex_home(home: Any) -> Path | None:
     """``$CODEX_HOME`` or ``<home>/.codex``; None when ``home`` is False (no user layer)."""
     if home is False:
@@ -156,28 +156,60 @@ def codex_home(home: Any) -> Path | None:
 Layer = tuple[str, dict[str, Any], Path, str]  # name, data, folder, shown file
 
 
-def _layers(settings: CodexSettings, root: Path, chome: Path | None) -> list[Layer]:
-    """The user layer, then the project's when it is trusted (else a warning saying so)."""
+def project_root(cwd: Path, markers: Sequence[str] = (".git",)) -> Path:
+    """The nearest folder at or above ``cwd`` holding a project root marker (``.git``), else
+    ``cwd`` (Codex's ``project_root_markers``)."""
+    for place in (cwd, *cwd.parents):
+        if any((place / m).exists() for m in markers):
+            return place
+    return cwd
+
+
+def project_folders(cwd: Path) -> list[Path]:
+    """Every ``.codex`` folder from the project root down to ``cwd``, root first."""
+    top = project_root(cwd)
+    chain = [cwd, *cwd.parents]
+    chain = chain[: chain.index(top) + 1] if top in chain else [cwd]
+    return [p / ".codex" for p in reversed(chain) if (p / ".codex").is_dir()]
+
+
+def _layers(settings: CodexSettings, root: Path, chome: Path | None, user: dict[str, Any],
+            system: Path | None = None) -> list[Layer]:
+    """The system folder, the user layer, then each project ``.codex`` folder from the
+    project root down to ``root`` that is trusted (an untrusted one: a warning saying so)."""
     layers: list[Layer] = []
+    if system is not None:
+        file = system / "config.toml"
+        data = _toml(file, f"{system}/config.toml") if file.is_file() else {}
+        layers.append(("system", data, system, f"{system}/config.toml"))
     if chome is not None:
-        user_file = chome / "config.toml"
-        data = _toml(user_file, "~/.codex/config.toml") if user_file.is_file() else {}
-        layers.append(("user", data, chome, "~/.codex/config.toml"))
-    project_dir = root / ".codex"
-    if not project_dir.is_dir():
-        return layers
-    if settings.trusted:
-        file = project_dir / "config.toml"
-        data = _toml(file, ".codex/config.toml") if file.is_file() else {}
-        layers.append(("project", data, project_dir, ".codex/config.toml"))
-        return layers
-    why = ("is marked untrusted" if settings.trusted is False else
-           f'is not trusted (no [projects."{root}"] trust_level = "trusted" in '
-           "~/.codex/config.toml)")
-    settings.problems.append(Problem(
-        ".codex", None, f"the project {why}: Codex does not read its .codex/rules or "
-                        ".codex/config.toml", severity="warning"))
+        layers.append(("user", user, chome, "~/.codex/config.toml"))
+    for folder in project_folders(root):
+        shown = _project_shown(folder, root)
+        trusted = _trust(user, folder.parent) if settings.trusted is None or \
+            folder.parent != root else settings.trusted
+        if trusted:
+            file = folder / "config.toml"
+            data = _toml(file, f"{shown}/config.toml") if file.is_file() else {}
+            layers.append(("project", data, folder, f"{shown}/config.toml"))
+            continue
+        why = ("is marked untrusted" if trusted is False else
+               f'is not trusted (no [projects."{folder.parent}"] trust_level = "trusted" in '
+               "~/.codex/config.toml)")
+        settings.problems.append(Problem(
+            shown, None, f"the project {why}: Codex does not read its {shown}/rules or "
+                         f"{shown}/config.toml", severity="warning"))
     return layers
+
+
+def _project_shown(folder: Path, root: Path) -> str:
+    """``.codex`` for the project's own folder, ``../.codex`` for one above it."""
+    if folder.parent == root:
+        return ".codex"
+    try:
+        return str(Path(os.path.relpath(folder, root)))
+    except ValueError:
+        return str(folder)
 
 
 def _servers(data: Mapping[str, Any], shown: str) -> dict[str, McpServer]:
@@ -238,42 +270,154 @@ def _approval(settings: CodexSettings, merged: Mapping[str, Any]) -> None:
         settings.sandbox_mode = str(sandbox)
 
 
-def _read_rules(settings: CodexSettings, layers: list[Layer]) -> None:
-    """Every layer's ``rules/*.rules``, lowest precedence first, into one policy."""
+class ExecPolicyLoadError(Exception):
+    """``ExecPolicyError`` of ``exec_policy.rs``: ``read_dir``, ``read_file`` or ``parse``."""
+
+    def __init__(self, kind: str, path: str, message: str,
+                 source: ExecPolicyError | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.source = source
+
+    def __str__(self) -> str:
+        what = {"read_dir": "failed to read rules files from",
+                "read_file": "failed to read rules file",
+                "parse": "failed to parse rules file"}[self.kind]
+        return f"{what} {self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One entry of Codex's config layer stack, as the rules loader sees it: its source
+    (``system`` / ``user`` / ``project`` / ``session``), its config folder (whose
+    ``rules/`` holds ``*.rules``) and, for a disabled (untrusted) layer, why."""
+
+    source: str
+    folder: Path | None
+    disabled: str | None = None
+    shown: str | None = None  # how its rules files are named in errors and rules
+
+
+def collect_policy_files(folder: Path) -> list[Path]:
+    """The ``*.rules`` files of a ``rules/`` folder, sorted; none when it does not exist;
+    ``ExecPolicyLoadError`` (read_dir) when it is not a folder."""
+    try:
+        entries = list(folder.iterdir())
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise ExecPolicyLoadError("read_dir", str(folder), exc.strerror or str(exc)) from None
+    return sorted(p for p in entries if p.suffix == ".rules" and p.is_file())
+
+
+def load_exec_policy(layers: Sequence[ConfigLayer], *, requirements: Policy | None = None,
+                     ignore_user_and_project_rules: bool = False,
+                     files: list[str] | None = None) -> Policy:
+    """Every enabled layer's rules, lowest precedence first, then the requirements overlay
+    (``load_exec_policy``); ``files`` collects the files read, as shown."""
     parser = PolicyParser()
-    for name, _, folder, _ in layers:
-        for file in _rules_files(folder):
-            shown = (f"~/.codex/rules/{file.name}" if name == "user"
-                     else f".codex/rules/{file.name}")
+    for layer in layers:
+        if layer.disabled is not None or layer.folder is None:
+            continue
+        if ignore_user_and_project_rules and layer.source in ("user", "project"):
+            continue
+        for file in collect_policy_files(layer.folder / "rules"):
+            shown = f"{layer.shown}/rules/{file.name}" if layer.shown else str(file)
             try:
-                parser.parse(str(file), file.read_text(encoding="utf-8"), display=shown)
-            except ExecPolicyError as exc:
-                raise DefinitionError(Problem(shown, exc.line, _codex_words(exc, shown))) \
-                    from None
+                text = file.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise DefinitionError(Problem(shown, None,
-                                              f"failed to read rules file {shown}: {exc}")) \
-                    from None
-            settings.rules_files.append(shown)
-    settings.policy = parser.build()
+                raise ExecPolicyLoadError("read_file", shown, str(exc)) from None
+            try:
+                parser.parse(str(file), text, display=shown)
+            except ExecPolicyError as exc:
+                raise ExecPolicyLoadError("parse", shown, exc.message, exc) from None
+            if files is not None:
+                files.append(shown)
+    policy = parser.build()
+    return policy if requirements is None else policy.merge_overlay(requirements)
+
+
+def load_exec_policy_with_warning(layers: Sequence[ConfigLayer], *,
+                                  requirements: Policy | None = None,
+                                  ignore_user_and_project_rules: bool = False
+                                  ) -> tuple[Policy, ExecPolicyLoadError | None]:
+    """As Codex starts a session: a rules file it cannot parse is a warning, and only the
+    requirements' rules apply (``load_exec_policy_with_warning``)."""
+    try:
+        return load_exec_policy(layers, requirements=requirements,
+                                ignore_user_and_project_rules=ignore_user_and_project_rules
+                                ), None
+    except ExecPolicyLoadError as exc:
+        if exc.kind != "parse":
+            raise
+        return (requirements.copy() if requirements is not None else Policy()), exc
+
+
+def parse_starlark_line_from_message(message: str) -> tuple[str, int] | None:
+    """``PATH:LINE:COL: starlark error: ...`` -> (PATH, LINE); None for line 0."""
+    first = message.splitlines()[0].strip() if message else ""
+    where, sep, _ = first.rpartition(": starlark error:")
+    if not sep:
+        return None
+    parts = where.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    line = int(parts[1])
+    return None if line == 0 else (parts[0], line)
+
+
+def format_exec_policy_error_with_source(error: ExecPolicyLoadError) -> str:
+    """``PATH:LINE: MESSAGE (problem is on or around line LINE)``, else the error."""
+    if error.kind != "parse" or error.source is None:
+        return str(error)
+    source = error.source
+    if source.line is not None:
+        return f"{source.path or error.path}:{source.line}: {source.message} " \
+               f"(problem is on or around line {source.line})"
+    return f"{error.path}: {source.message}"
+
+
+def _read_rules(settings: CodexSettings, layers: list[Layer], ignore_rules: bool) -> None:
+    """Every layer's ``rules/*.rules``, lowest precedence first, into one policy."""
+    stack = [ConfigLayer(name, folder, shown=_rules_shown(name, shown))
+             for name, _, folder, shown in layers]
+    try:
+        settings.policy = load_exec_policy(stack, ignore_user_and_project_rules=ignore_rules,
+                                           files=settings.rules_files)
+    except ExecPolicyLoadError as exc:
+        line = exc.source.line if exc.source is not None else None
+        message = (_codex_words(exc.source, exc.path) if exc.source is not None
+                   else str(exc))
+        raise DefinitionError(Problem(exc.path, line, message)) from None
+
+
+def _rules_shown(name: str, shown: str) -> str:
+    """The folder a layer's rules are named under: ``~/.codex``, ``.codex``, ..."""
+    return shown.removesuffix("/config.toml")
 
 
 def read_settings(path: str | os.PathLike[str], *, home: Any = None,
-                  cli: Sequence[str] | None = None) -> CodexSettings:
+                  cli: Sequence[str] | None = None, system: Any = None) -> CodexSettings:
     """The project's Codex settings; ``DefinitionError`` (file:line, Codex's words) for a
-    config or rules file Codex could not load."""
+    config or rules file Codex could not load. ``system``: the system config folder
+    (``/etc/codex``; default none), whose ``rules/`` are read first."""
     root = Path(path).resolve()
     chome = codex_home(home)
     flags, _ = _cli(cli)
     user_file = chome / "config.toml" if chome is not None else None
-    user = _toml(user_file, "~/.codex/config.toml") if user_file and user_file.is_file() else {}
+    user: dict[str, Any] = {}
+    if user_file and user_file.is_file() and not flags.get("ignore_user_config"):
+        user = _toml(user_file, "~/.codex/config.toml")
     trusted = _trust(flags.get("config", {}), root)
     if trusted is None:
         trusted = _trust(user, root)
     settings = CodexSettings(root=root, codex_home=chome, trusted=trusted)
-    layers = _layers(settings, root, chome)
+    layers = _layers(settings, root, chome, user,
+                     Path(system) if system not in (None, False) else None)
     _approval(settings, _merge(settings, layers, flags))
-    _read_rules(settings, layers)
+    _read_rules(settings, layers, bool(flags.get("ignore_rules")))
     return settings
 
 

@@ -22,7 +22,7 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 from ...core.decision import (
@@ -38,39 +38,53 @@ from ...core.decision import (
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import conditional, conditional_verdict
-from .bash import parse_shell_lc_plain_commands, parse_shell_lc_single_command_prefix
+from .approval import (
+    PROMPT_CONFLICT_REASON,
+    REJECT_RULES_APPROVAL_REASON,
+    REJECT_SANDBOX_APPROVAL_REASON,
+    ExecPolicyCommands,
+    Forbidden,
+    NeedsApproval,
+    Requirement,
+    Skip,
+    commands_for_exec_policy,
+    exec_approval_requirement,
+    requirement_json,
+)
 from .config import CodexSettings, quote, read_settings
 from .execpolicy import Evaluation, PrefixRule, RuleMatch, strictest
 from .safety import command_might_be_dangerous, is_known_safe_command
 
-__all__ = ["SHELL_TOOLS", "CodexEngine", "commands_for_exec_policy", "empty_engine",
-           "open_engine"]
+__all__ = ["SHELL_TOOLS", "CodexEngine", "ExecPolicyCommands", "commands_for_exec_policy",
+           "empty_engine", "open_engine"]
 
 #: Codex's tools that run a command, and how their arguments give the argv.
 SHELL_TOOLS = ("shell", "local_shell", "container.exec", "shell_command", "exec_command")
-PROMPT_CONFLICT_REASON = "approval required by policy, but AskForApproval is set to Never"
-REJECT_SANDBOX_APPROVAL_REASON = ("approval required by policy, but "
-                                  "AskForApproval::Granular.sandbox_approval is false")
-REJECT_RULES_APPROVAL_REASON = ("approval required by policy rule, but "
-                                "AskForApproval::Granular.rules is false")
 _KIND = {"forbidden": "deny", "prompt": "ask", "allow": "allow"}
 
 
-@dataclass(frozen=True)
-class ExecPolicyCommands:
-    commands: list[list[str]]
-    used_complex_parsing: bool
+_EFFECTS: dict[type, tuple[Effect, ...]] = {
+    Skip: (Effect.ALLOW,), NeedsApproval: (Effect.ASK,),
+    Forbidden: (Effect.IMPLICIT_DENY, Effect.DENY)}
+_OUTCOME: dict[type, Literal["pass", "fail"]] = {Skip: "pass", NeedsApproval: "fail",
+                                                 Forbidden: "fail"}
 
 
-def commands_for_exec_policy(command: Sequence[str]) -> ExecPolicyCommands:
-    """The argvs Codex checks for one command (``commands_for_exec_policy``)."""
-    plain = parse_shell_lc_plain_commands(command)
-    if plain:
-        return ExecPolicyCommands(plain, False)
-    single = parse_shell_lc_single_command_prefix(command)
-    if single is not None:
-        return ExecPolicyCommands([single], True)
-    return ExecPolicyCommands([list(command)], False)
+def _sandbox_permissions(args: Mapping[str, Any]) -> str:
+    """``use_default``, ``require_escalated`` or ``with_additional_permissions`` (the
+    shell tool's ``sandbox_permissions``; ``with_escalated_permissions: true`` of old)."""
+    raw = args.get("sandbox_permissions")
+    if raw in ("require_escalated", "with_additional_permissions"):
+        return str(raw)
+    return "require_escalated" if args.get("with_escalated_permissions") else "use_default"
+
+
+def _requirement_text(requirement: Requirement) -> str:
+    if isinstance(requirement, Forbidden):
+        return f"Forbidden: {requirement.reason}"
+    if isinstance(requirement, NeedsApproval):
+        return "NeedsApproval" + (f": {requirement.reason}" if requirement.reason else "")
+    return f"Skip (bypass_sandbox={str(requirement.bypass_sandbox).lower()})"
 
 
 def _rule(rule: PrefixRule, layer: str | None) -> Rule:
@@ -309,8 +323,8 @@ class CodexEngine:
         if not argv:
             return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.UNPARSEABLE,
                            message=f"{tool} needs a command (an argv list)")
-        escalated = (args or {}).get("sandbox_permissions") == "require_escalated" or bool(
-            (args or {}).get("with_escalated_permissions"))
+        sandbox_permissions = _sandbox_permissions(args or {})
+        escalated = sandbox_permissions != "use_default"
         split = commands_for_exec_policy(argv)
         policy = self.settings.policy
 
@@ -327,6 +341,13 @@ class CodexEngine:
             parts.append(replace(base, tool=quote(cmd), effect=verdict.effect,
                                  reason=verdict.reason, message=verdict.message,
                                  rule=verdict.rule or NO_RULE, trace=self._steps(matches)))
+        prefix_rule = (args or {}).get("prefix_rule")
+        requirement = exec_approval_requirement(
+            policy, argv, approval_policy=self.settings.approval_policy,
+            permission_profile=self.settings.sandbox_mode,
+            sandbox_permissions=sandbox_permissions,
+            prefix_rule=[str(p) for p in prefix_rule] if isinstance(prefix_rule, list) else None,
+            granular=self.settings.granular)
         steps = (*self._steps(all_matches),
                  Step("approval_policy", "skip",
                       f"approval_policy={self.settings.approval_label} "
@@ -334,19 +355,56 @@ class CodexEngine:
         if split.used_complex_parsing:
             steps += (Step("heredoc", "skip", f"judged as `{quote(split.commands[0])}` (a "
                                               "single command fed a here-document)"),)
-        if len(parts) == 1:
-            return replace(parts[0], tool=tool, trace=steps)
+        steps += (Step("requirement", _OUTCOME[type(requirement)], _requirement_text(
+            requirement)),)
+        effect, reason, rule, message = self._top(requirement, parts, all_matches, argv)
+        details = self._details(argv, split.commands, all_matches, requirement)
+        return replace(base, tool=tool, effect=effect, reason=reason, rule=rule,
+                       message=message, parts=tuple(parts) if len(parts) > 1 else (),
+                       trace=steps, details=details)
+
+    def _top(self, requirement: Requirement, parts: Sequence[Decision],
+             matches: Sequence[RuleMatch], argv: Sequence[str]
+             ) -> tuple[Effect, Reason, Rule, str]:
+        """The whole call's effect, step, rule and message: Codex's requirement decides
+        (``create_exec_approval_requirement_for_command``), the parts explain it."""
+        want = _EFFECTS[type(requirement)]
         chosen = parts[combine_parts([p.effect for p in parts])]
-        decision = strictest(m.decision for m in all_matches)
-        best = self._deciding(all_matches, decision)
-        message = (self._reason(argv, decision, best) if best is not None and decision != "allow"
-                   else chosen.message)
-        if chosen.effect is Effect.IMPLICIT_DENY and chosen.message.endswith(
-                (PROMPT_CONFLICT_REASON, REJECT_RULES_APPROVAL_REASON,
-                 REJECT_SANDBOX_APPROVAL_REASON)) and not message.endswith(chosen.message):
-            message = chosen.message
-        return replace(base, tool=tool, effect=chosen.effect, reason=chosen.reason,
-                       rule=chosen.rule, message=message, parts=tuple(parts), trace=steps)
+        if chosen.effect not in want:
+            chosen = next((p for p in parts if p.effect in want), chosen)
+        effect, reason, rule, message = chosen.effect, chosen.reason, chosen.rule, chosen.message
+        if effect not in want:
+            # a part Codex would not refuse alone (granular rules vs sandbox prompts)
+            effect, reason = want[0], Reason.MODE
+            decision = strictest(m.decision for m in matches)
+            best = self._deciding(matches, decision)
+            rule = self._rules[id(best.rule)] if best is not None and best.rule else NO_RULE
+        if isinstance(requirement, Forbidden):
+            if len(parts) > 1 or not message.startswith(requirement.reason):
+                message = (requirement.reason if requirement.reason in message or
+                           chosen.rule.pattern else f"{requirement.reason}; {message}")
+            if effect is Effect.IMPLICIT_DENY and requirement.reason not in message:
+                message = f"{message}; {requirement.reason}"
+        elif isinstance(requirement, NeedsApproval):
+            if requirement.reason is not None:
+                message = requirement.reason
+        elif requirement.bypass_sandbox and len(parts) > 1:
+            message = (f"every part of `{quote(argv)}` is allowed by a rule: it runs "
+                       "outside the sandbox")
+        return effect, reason, rule, message
+
+    def _details(self, argv: Sequence[str], commands: Sequence[Sequence[str]],
+                 matches: Sequence[RuleMatch], requirement: Requirement) -> dict[str, Any]:
+        """What ``codex execpolicy check`` prints for the call (``matchedRules`` with
+        ``matchedPrefix`` and ``justification``, ``decision``) and Codex's requirement."""
+        rules = [m.to_json() for m in matches if m.is_policy_match]
+        check: dict[str, Any] = {"matchedRules": rules}
+        if rules:
+            check["decision"] = strictest(m.decision for m in matches if m.is_policy_match)
+        out: dict[str, Any] = {"execpolicy check": check,
+                               "commands": [list(c) for c in commands],
+                               "requirement": requirement_json(requirement)}
+        return out
 
     def _other_tool(self, base: Decision, tool: str) -> Decision:
         """An MCP tool (enabled / disabled in config.toml) or another Codex tool."""
@@ -432,7 +490,8 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
 
     if not (Path(path) / ".codex").is_dir():
         return None
-    return CodexEngine(read_settings(path, home=home, cli=cli))
+    system = managed if managed not in (None, False) and Path(managed).is_dir() else None
+    return CodexEngine(read_settings(path, home=home, cli=cli, system=system))
 
 
 def empty_engine(root: str) -> CodexEngine:

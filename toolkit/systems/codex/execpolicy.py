@@ -34,6 +34,9 @@ __all__ = [
     "PolicyParser",
     "PrefixRule",
     "RuleMatch",
+    "executable_lookup_key",
+    "executable_path_lookup_key",
+    "has_windows_verbatim_or_device_prefix",
     "parse_policy",
     "strictest",
 ]
@@ -194,6 +197,10 @@ class Policy:
     def rules(self) -> list[PrefixRule]:
         return [r for rules in self.rules_by_program.values() for r in rules]
 
+    def copy(self) -> Policy:
+        return Policy({k: list(v) for k, v in self.rules_by_program.items()},
+                      list(self.network_rules), dict(self.host_executables))
+
     def add_rule(self, rule: PrefixRule) -> None:
         self.rules_by_program.setdefault(rule.program, []).append(rule)
 
@@ -268,6 +275,47 @@ class Policy:
             cmd, fallback, resolve_host_executables=resolve_host_executables)]
         decision = strictest(m.decision for m in matched) if matched else None
         return Evaluation(decision, tuple(matched))
+
+
+# -- executable names (executable_name.rs) -------------------------------------------------
+
+_WINDOWS_EXECUTABLE_SUFFIXES = (".exe", ".cmd", ".bat", ".com")
+
+
+def _literal_lookup_key_windows(raw: str) -> str:
+    lowered = raw.lower()
+    for suffix in _WINDOWS_EXECUTABLE_SUFFIXES:
+        if lowered.endswith(suffix):
+            return lowered[: -len(suffix)]
+    return lowered
+
+
+def executable_lookup_key(raw: str, *, windows: bool = False) -> str:
+    """The key a program name is looked up by: itself on Unix; on Windows lower-cased,
+    trailing dots and spaces trimmed, without ``.exe`` / ``.cmd`` / ``.bat`` / ``.com``."""
+    if not windows:
+        return raw
+    return _literal_lookup_key_windows(raw.rstrip(" ."))
+
+
+def has_windows_verbatim_or_device_prefix(path: str) -> bool:
+    """A Windows verbatim (two backslashes, ``?``) or device (two backslashes, ``.``) path,
+    whose file name Windows takes literally (trailing dots and spaces kept)."""
+    return path.startswith(("\\\\?\\", "\\\\.\\"))
+
+
+def executable_path_lookup_key(path: str, *, windows: bool = False) -> str | None:
+    """The lookup key of a program path's file name (``executable_path_lookup_key``)."""
+    from pathlib import PureWindowsPath
+
+    name = (PureWindowsPath(path) if windows else PurePosixPath(path)).name
+    if not name:
+        return None
+    if not windows:
+        return executable_lookup_key(name)
+    if has_windows_verbatim_or_device_prefix(path):
+        return _literal_lookup_key_windows(name)
+    return executable_lookup_key(name, windows=True)
 
 
 # -- parsing --------------------------------------------------------------------------------
