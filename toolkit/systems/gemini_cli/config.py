@@ -137,30 +137,60 @@ def _read_settings(scope: str, path: Path, shown: str, problems: list[Problem]
     return SettingsFile(scope, path, shown, data, located)
 
 
-def _trust(root: Path, home: Path | None, trusted: bool | None) -> tuple[bool, str]:
-    """Folder trust (``trustedFolders.json``): TRUST_FOLDER / TRUST_PARENT / DO_NOT_TRUST."""
+def _folder_trust_enabled(settings: list[SettingsFile | None]) -> bool:
+    """``isFolderTrustEnabled``: ``security.folderTrust.enabled`` of the user and system
+    settings (the system file wins), true when unset."""
+    value: Any = True
+    for file in settings:
+        if file is None:
+            continue
+        security = file.data.get("security")
+        trust = security.get("folderTrust") if isinstance(security, dict) else None
+        if isinstance(trust, dict) and isinstance(trust.get("enabled"), bool):
+            value = trust["enabled"]
+    return bool(value)
+
+
+def _trust(root: Path, home: Path | None, trusted: bool | None,  # noqa: C901
+           trust_settings: list[SettingsFile | None] | None = None) -> tuple[bool, str]:
+    """``isWorkspaceTrusted`` (cli/config/trustedFolders.ts, core/utils/trust.ts
+    ``checkPathTrust``): ``GEMINI_CLI_TRUST_WORKSPACE``, folder trust disabled in the user
+    or system settings, else the longest matching ``~/.gemini/trustedFolders.json`` entry
+    (TRUST_FOLDER / TRUST_PARENT / DO_NOT_TRUST); no entry is untrusted (settings.ts:
+    ``isTrusted ?? false``), which drops the workspace settings."""
     if trusted is not None:
         return trusted, f"trusted={trusted} given"
+    env = os.environ.get("GEMINI_CLI_TRUST_WORKSPACE")
+    if env in ("true", "false"):
+        return env == "true", f"GEMINI_CLI_TRUST_WORKSPACE={env}"
+    if not _folder_trust_enabled(trust_settings or []):
+        return True, "security.folderTrust.enabled is false: every folder is trusted"
     if home is None:
         return True, "no user folder: the folder is taken as trusted"
-    file = home / ".gemini" / "trustedFolders.json"
+    file = Path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+                or home / ".gemini" / "trustedFolders.json")
+    untrusted = ("not listed in ~/.gemini/trustedFolders.json: Gemini CLI treats the folder as "
+                 "untrusted (until the user trusts it) and ignores its .gemini/settings.json")
     try:
         table = json.loads(_strip_comments(file.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return True, ("no ~/.gemini/trustedFolders.json entry; Gemini CLI asks whether to trust "
-                      "the folder on first start: taken as trusted")
+    except OSError:
+        return False, untrusted
+    except ValueError:
+        return False, ("~/.gemini/trustedFolders.json is not valid JSON (Gemini CLI stops "
+                       "with a FatalConfigError): taken as untrusted")
     here = root.resolve()
     best: tuple[int, bool] | None = None
     for raw, level in (table.items() if isinstance(table, dict) else ()):
         folder = Path(os.path.expanduser(raw)).resolve()
         if level == "TRUST_PARENT":
             folder = folder.parent
-        matches = here == folder if level == "DO_NOT_TRUST" else (
-            here == folder or folder in here.parents)
-        if matches and (best is None or len(str(folder)) >= best[0]):
-            best = (len(str(folder)), level != "DO_NOT_TRUST")
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            continue
+        if (here == folder or folder in here.parents) and (
+                best is None or len(raw) > best[0]):
+            best = (len(raw), level != "DO_NOT_TRUST")
     if best is None:
-        return True, "not listed in ~/.gemini/trustedFolders.json: taken as trusted"
+        return False, untrusted
     return best[1], ("trusted" if best[1] else "untrusted") + " by ~/.gemini/trustedFolders.json"
 
 
@@ -202,7 +232,13 @@ def load_config(root: Path, *, home: Path | None, managed: Path | None,  # noqa:
                 builtin: bool = True) -> GeminiConfig:
     """Read every tier and settings layer of the project at ``root``."""
     config = GeminiConfig(root)
-    config.trusted, config.trust_note = _trust(root, home, trusted)
+    ignored: list[Problem] = []
+    trust_settings = [
+        _read_settings("user", home / ".gemini" / "settings.json", "", ignored)
+        if home is not None else None,
+        _read_settings("system", managed / "settings.json", "", ignored)
+        if managed is not None else None]
+    config.trusted, config.trust_note = _trust(root, home, trusted, trust_settings)
     admin_dir = None
     system_settings = None
     if managed is not None:

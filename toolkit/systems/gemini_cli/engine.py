@@ -276,6 +276,30 @@ class GeminiPermissions:
                    "warnings", "priority", "source", "modes", "interactive"]
         return pd.DataFrame(rows, columns=columns).astype({"line": "Int64"})
 
+    def policies_list(self) -> str:
+        """``/policies list`` (cli/ui/commands/policiesCommand.ts): the active rules in the
+        engine's order (highest priority first), grouped by mode as Gemini CLI prints them."""
+        rules = self.engine().get_rules()
+        if not rules:
+            return "No active policies."
+        by_mode: dict[str, list[PolicyRule]] = {m: [] for m in ("default", "autoEdit", "yolo",
+                                                                "plan")}
+        for rule in rules:
+            for mode in (rule.modes or by_mode):
+                if mode in by_mode:
+                    by_mode[mode].append(rule)
+        normal = {id(r) for r in by_mode["default"]}
+        sections = [("Normal Mode Policies", by_mode["default"])] + [
+            (f"{title} Mode Policies (combined with normal mode policies)",
+             [r for r in by_mode[mode] if id(r) not in normal])
+            for title, mode in (("Auto Edit", "autoEdit"), ("Yolo", "yolo"), ("Plan", "plan"))]
+        content = "**Active Policies**\n\n"
+        for title, section in sections:
+            body = "\n".join(_policy_line(r, i) for i, r in enumerate(section)) \
+                if section else "_No policies._"
+            content += f"### {title}\n{body}\n\n"
+        return content
+
     def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
         """Gemini CLI has no per-server approval step (``trust`` is a rule band)."""
         return []
@@ -287,6 +311,22 @@ class GeminiPermissions:
     def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
         """No gaps, so no warnings."""
         return []
+
+
+def _js_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _policy_line(rule: PolicyRule, index: int) -> str:
+    """``formatRule`` of policiesCommand.ts."""
+    text = f"{index + 1}. **{rule.decision.upper()}** " + (
+        f"tool: `{rule.tool_name}`" if rule.tool_name else "all tools")
+    if rule.args_pattern:
+        text += f" (args match: `{rule.args_pattern}`)"
+    text += f" [Priority: {_js_number(rule.priority)}]"
+    if rule.source:
+        text += f" [Source: {rule.source}]"
+    return text
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -305,7 +345,8 @@ def _folder(value: Any, default: Path | None) -> Path | None:
 
 
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
-                cli: Any = None, **_: Any) -> GeminiPermissions | None:
+                cli: Any = None, trusted: bool | None = None,
+                **_: Any) -> GeminiPermissions | None:
     """The policies of the Gemini CLI project at ``path`` (a folder holding ``.gemini/``), or
     None when it is not one. ``home`` stands for ``~`` (False: no user tier), ``managed`` is
     the admin folder (policies and system settings; default ``/etc/gemini-cli``, False:
@@ -314,7 +355,8 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
     if root.is_file() or not (root / ".gemini").is_dir():
         return None
     return GeminiPermissions(load_config(root, home=_folder(home, Path.home()),
-                                         managed=_folder(managed, Path("/etc/gemini-cli"))))
+                                         managed=_folder(managed, Path("/etc/gemini-cli")),
+                                         trusted=trusted))
 
 
 def empty_engine(root: str) -> GeminiPermissions:
