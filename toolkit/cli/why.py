@@ -42,6 +42,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claude", default="", metavar="'FLAGS'",
                         help="Claude Code command-line flags, quoted as one string: "
                              "--claude='--allowedTools \"Bash(make *)\"'")
+    parser.add_argument("--runtime-args", default="", metavar="'FLAGS'",
+                        help="command-line flags of the runtimes, quoted as one string; each "
+                             "engine reads its own: --runtime-args='-a never -s read-only' "
+                             "(Codex)")
     parser.add_argument("--runtime", default=None,
                         help="whose permission engine answers, when the folder holds the "
                              "settings of several runtimes (claude-code, ...)")
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..runtime.project import load
 
     try:
-        flags = shlex.split(args.claude)
+        flags = shlex.split(args.claude) + shlex.split(args.runtime_args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     home = False if args.no_home else args.home

@@ -1,6 +1,7 @@
 """``%tk load PATH [--preset NAME] [--connect] [--home DIR] [--managed PATH]``: load a project;
 it becomes the current one (``--home`` / ``--managed`` / ``--claude``: a Claude Code project's
-user, managed and command-line settings layers)."""
+user, managed and command-line settings layers; ``--runtime-args``: any runtime's command-line
+flags, each engine reading its own)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ PARSER.add_argument("--managed", default=None,
                     help="Claude Code: a managed-settings.json file or its folder")
 PARSER.add_argument("--claude", default="", metavar="'FLAGS'",
                     help="Claude Code command-line flags as one quoted string")
+PARSER.add_argument("--runtime-args", default="", metavar="'FLAGS'",
+                    help="the runtimes' command-line flags as one quoted string; each engine "
+                         "reads its own (Codex: '-a never -s read-only -c key=value')")
 
 
 @subcommand("load", "load PATH")
@@ -40,7 +44,7 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
     connect = args.connect or magics.autoconnect
     timeout = configured("connect_timeout", magics.connect_timeout, positive_seconds
                          ) if connect else None
-    flags = words(args.claude)
+    flags = words(args.claude) + words(args.runtime_args)
     project = load(args.path, preset=preset, home=False if args.no_home else args.home,
                    managed=args.managed, cli=flags)
     magics.close()

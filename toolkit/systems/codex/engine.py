@@ -401,7 +401,7 @@ class CodexEngine:
         check: dict[str, Any] = {"matchedRules": rules}
         if rules:
             check["decision"] = strictest(m.decision for m in matches if m.is_policy_match)
-        out: dict[str, Any] = {"execpolicy check": check,
+        out: dict[str, Any] = {"execpolicy_check": check,
                                "commands": [list(c) for c in commands],
                                "requirement": requirement_json(requirement)}
         return out
