@@ -502,6 +502,35 @@ def parse_command_details(command: str) -> tuple[tuple[Detail, ...], bool]:
     return tuple(details), error
 
 
+def normalize_command(name: str) -> str:
+    """``normalizeCommand``: the last path part, lower case, without ``.exe``."""
+    parts = [p for p in re.split(r"[\\/]", name) if p]
+    return re.sub(r"\.exe$", "", (parts[-1] if parts else "").lower())
+
+
+def split_commands(command: str) -> list[str]:
+    """``splitCommands``: the sub-commands' text (none when the parse fails)."""
+    details, error = parse_command_details(command)
+    if error:
+        return []
+    return [d.text for d in details if d.name not in _REDIRECTION_DETAILS and d.text]
+
+
+def get_command_roots(command: str) -> list[str]:
+    """``getCommandRoots``: each sub-command's name (none when the parse fails)."""
+    if not command:
+        return []
+    details, error = parse_command_details(command)
+    if error:
+        return []
+    return [d.name for d in details if d.name not in _REDIRECTION_DETAILS and d.name]
+
+
+_REDIRECTION_DETAILS = frozenset({"redirection (<)", "redirection (>)", "heredoc (<<)",
+                                  "herestring (<<<)", "command substitution",
+                                  "backtick substitution", "process substitution", "subshell"})
+
+
 # -- sandbox/utils/commandSafety.ts (what NoopSandboxManager applies off Windows) -------------
 
 _SAFE = frozenset({"__read", "__write", "cat", "cd", "cut", "echo", "expr", "false", "grep",
