@@ -1,7 +1,7 @@
 """Figure 8: the matrix view of 200 agents × 5,000 tools in JupyterLab and Chromium.
 
 A notebook loads the generated fleet (``gen.py``) in one cell; the next cell
-shows ``MatrixExplorer(proj)``. Timed in the page: from Shift+Enter on that
+shows ``MatrixExplorer(proj, groups="*")``. Timed in the page: from Shift+Enter on that
 cell to the first frame drawn with the grid's first cells in it (the browser's
 own clock, median of several runs). A ``MutationObserver`` sees the cells put
 into the page (the grid stamps ``data-painted`` then, before any layout or
@@ -74,7 +74,7 @@ def static_size(agents: int, tools: int) -> tuple[int, int]:
     root = Path(tempfile.mkdtemp(prefix="bench-static-")) / "fleet"
     generate(root, n_agents=agents, n_tools=tools)
     with tk.load(root) as proj:
-        explorer = MatrixExplorer(proj)
+        explorer = MatrixExplorer(proj, groups="*")  # the fleet's tools are in named groups
         static = explorer._static_bundle()
         return len(json.dumps(static)), len(static["text/html"])
 
@@ -107,7 +107,7 @@ def browser(agents: int, tools: int, repeat: int) -> dict[str, Any]:
         nb = new_notebook(cells=[
             new_code_cell(_LOAD.format(root=str(ROOT), fleet=str(tmp / "fleet"), agents=agents,
                                        tools=tools)),
-            new_code_cell("MatrixExplorer(proj)")],
+            new_code_cell('MatrixExplorer(proj, groups="*")')],
             metadata={"kernelspec": {"display_name": "Python 3", "language": "python",
                                      "name": "python3"}})
         nbformat.write(nb, lab.notebooks / "paint.ipynb")
