@@ -11,6 +11,7 @@ Windows-only behaviour and Codex features toolkit does not have are strict xfail
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,8 @@ from toolkit.systems.codex.approval import (
 from toolkit.systems.codex.config import (
     ConfigLayer,
     ExecPolicyLoadError,
+    LayerStack,
+    child_uses_parent_exec_policy,
     collect_policy_files,
     format_exec_policy_error_with_source,
     load_exec_policy,
@@ -84,21 +87,41 @@ def _prefix(prefix: list[str], decision: str, justification: str | None = None) 
 
 # -- child agents -----------------------------------------------------------------------------
 
-_CHILD = ("child_uses_parent_exec_policy compares two live Config values of a parent and a "
-          "spawned sub-agent; toolkit reads one project's settings and has no child Config")
+def _parent(tmp_path: Path) -> LayerStack:
+    """``test_config``: a user layer in a fresh CODEX_HOME"""
+    return LayerStack((ConfigLayer("user", tmp_path),))
 
 
-@pytest.mark.xfail(strict=True, reason=_CHILD)
-@pytest.mark.parametrize("test", [
-    "child_uses_parent_exec_policy_when_layer_stack_matches",
-    "child_uses_parent_exec_policy_when_non_exec_policy_layers_differ",
-    "child_does_not_use_parent_exec_policy_when_ignore_rules_differs",
-    "child_does_not_use_parent_exec_policy_when_requirements_exec_policy_differs",
-])
-def test_child_uses_parent_exec_policy(test: str) -> None:
-    from toolkit.systems.codex import approval
+def test_child_uses_parent_exec_policy_when_layer_stack_matches(tmp_path: Path) -> None:
+    """child_uses_parent_exec_policy_when_layer_stack_matches"""
+    parent = _parent(tmp_path)
+    assert child_uses_parent_exec_policy(parent, replace(parent))
 
-    assert hasattr(approval, "child_uses_parent_exec_policy"), test
+
+def test_child_uses_parent_exec_policy_when_non_exec_policy_layers_differ(tmp_path: Path
+                                                                          ) -> None:
+    """child_uses_parent_exec_policy_when_non_exec_policy_layers_differ (a SessionFlags
+    layer has no config folder)"""
+    parent = _parent(tmp_path)
+    child = replace(parent, layers=(*parent.layers, ConfigLayer("session", None)))
+    assert child_uses_parent_exec_policy(parent, child)
+
+
+def test_child_does_not_use_parent_exec_policy_when_ignore_rules_differs(tmp_path: Path
+                                                                         ) -> None:
+    """child_does_not_use_parent_exec_policy_when_ignore_rules_differs"""
+    parent = _parent(tmp_path)
+    child = replace(parent, ignore_user_and_project_rules=True)
+    assert not child_uses_parent_exec_policy(parent, child)
+
+
+def test_child_does_not_use_parent_exec_policy_when_requirements_exec_policy_differs(
+        tmp_path: Path) -> None:
+    """child_does_not_use_parent_exec_policy_when_requirements_exec_policy_differs"""
+    parent = _parent(tmp_path)
+    policy = Policy()
+    policy.add_prefix_rule(["rm"], "forbidden")
+    assert not child_uses_parent_exec_policy(parent, replace(parent, requirements=policy))
 
 
 # -- loading ----------------------------------------------------------------------------------

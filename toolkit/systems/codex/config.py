@@ -22,10 +22,23 @@ from typing import Any
 from ...errors import DefinitionError, Problem
 from .execpolicy import ExecPolicyError, Policy, PolicyParser
 
-__all__ = ["APPROVAL_POLICIES", "SANDBOX_MODES", "CodexSettings", "ConfigLayer",
-           "ExecPolicyLoadError", "collect_policy_files", "format_exec_policy_error_with_source",
-           "load_exec_policy", "load_exec_policy_with_warning", "parse_starlark_line_from_message",
-           "project_folders", "project_root", "read_settings"]
+__all__ = [
+    "APPROVAL_POLICIES",
+    "SANDBOX_MODES",
+    "CodexSettings",
+    "ConfigLayer",
+    "ExecPolicyLoadError",
+    "LayerStack",
+    "child_uses_parent_exec_policy",
+    "collect_policy_files",
+    "format_exec_policy_error_with_source",
+    "load_exec_policy",
+    "load_exec_policy_with_warning",
+    "parse_starlark_line_from_message",
+    "project_folders",
+    "project_root",
+    "read_settings",
+]
 
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -433,3 +446,26 @@ def _codex_words(exc: ExecPolicyError, shown: str) -> str:
 def quote(argv: Sequence[str]) -> str:
     """An argv as Codex renders it in messages (``shlex::try_join``)."""
     return shlex.join(argv)
+
+
+@dataclass(frozen=True)
+class LayerStack:
+    """What of a ``ConfigLayerStack`` the exec policy depends on: its layers, whether user
+    and project rules are ignored (``--ignore-rules``), and the requirements' policy."""
+
+    layers: tuple[ConfigLayer, ...] = ()
+    ignore_user_and_project_rules: bool = False
+    requirements: Policy | None = None
+
+
+def child_uses_parent_exec_policy(parent: LayerStack, child: LayerStack) -> bool:
+    """A spawned agent shares its parent's exec policy when the enabled layers' config
+    folders, the ignore-rules switch and the requirements' policy are the same
+    (``child_uses_parent_exec_policy``)."""
+    def folders(stack: LayerStack) -> list[Path]:
+        return [layer.folder for layer in stack.layers
+                if layer.disabled is None and layer.folder is not None]
+
+    return (folders(parent) == folders(child)
+            and parent.ignore_user_and_project_rules == child.ignore_user_and_project_rules
+            and parent.requirements == child.requirements)

@@ -95,6 +95,9 @@ class PrefixRule:
     justification: str | None = None
     file: str | None = None
     line: int | None = None
+    #: the call's ``match`` / ``not_match`` examples (argvs), kept for ``toolmatrix test``
+    matches: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
+    not_matches: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def program(self) -> str:
@@ -526,7 +529,10 @@ class _Builder:
         matches = [_example(v) for v in _strings(match, "match")] if match is not None else []
         not_matches = ([_example(v) for v in _strings(not_match, "not_match")]
                        if not_match is not None else [])
-        rules = [PrefixRule(head, tuple(tokens[1:]), parsed_decision, why, self.shown, line)
+        examples = {"matches": tuple(map(tuple, matches)),
+                    "not_matches": tuple(map(tuple, not_matches))}
+        rules = [PrefixRule(head, tuple(tokens[1:]), parsed_decision, why, self.shown, line,
+                            **examples)
                  for head in tokens[0]]
         self.pending.append(_Pending(rules, matches, not_matches,
                                      self.counts["prefix_rule"] - 1))
