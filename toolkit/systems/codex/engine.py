@@ -473,6 +473,20 @@ class CodexEngine:
         return pd.DataFrame(rows, columns=["text", "kind", "decision", "justification", "layer",
                                            "file", "line", "status"])
 
+    def examples(self) -> list[dict[str, Any]]:
+        """Each rule's ``match`` / ``not_match`` examples as calls of ``shell``: ``{"tool",
+        "args", "rule", "matches"}`` (a ``match`` example is listed for the rules of its call
+        that match it; ``toolmatrix test`` counts them as tests of their rule)."""
+        out: list[dict[str, Any]] = []
+        for r in self.settings.policy.rules():
+            for tokens, matches in ((t, True) for t in r.matches):
+                if r.matches_prefix(tokens) is not None:
+                    out.append({"tool": "shell", "args": {"command": list(tokens)},
+                                "rule": self._rules[id(r)], "matches": matches})
+            out += [{"tool": "shell", "args": {"command": list(tokens)},
+                     "rule": self._rules[id(r)], "matches": False} for tokens in r.not_matches]
+        return out
+
     def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
         return []
 
