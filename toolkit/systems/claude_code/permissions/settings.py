@@ -146,9 +146,14 @@ def project_settings(path: str | os.PathLike[str], *, home: PathArg = None,
                      managed: PathArg = None,
                      cli: Sequence[str] | None = None) -> Settings | None:
     """The settings layers of the project at ``path`` when it is a Claude Code project (a
-    folder holding ``.claude/``) or some layer was given explicitly; else None."""
+    folder holding ``.claude/``) or some layer was given explicitly and holds Claude Code
+    settings (``home``'s ``.claude/settings.json``, a ``managed`` file or folder, ``cli``
+    flags); else None. (A ``home`` given for another runtime's sake opens no Claude Code
+    engine.)"""
     folder = Path(path)
-    given = home not in (None, False) or managed not in (None, False) or bool(cli)
+    given = (home not in (None, False)
+             and (Path(str(home)) / ".claude" / "settings.json").is_file()) or (
+        managed not in (None, False) and Path(str(managed)).exists()) or bool(cli)
     if not folder.is_dir() or not ((folder / ".claude").is_dir() or given):
         return None
     return read_settings(folder, home=home, managed=managed, cli=cli)
