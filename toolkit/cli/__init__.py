@@ -67,4 +67,5 @@ def main_entry() -> None:
 # isort: off
 # Importing a verb module registers it; this order is the order `--help` lists them.
 from . import check, matrix, explain, why, replay, diff, lock  # noqa: E402, F401
+from . import test  # noqa: E402, F401
 # isort: on

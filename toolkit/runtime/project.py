@@ -225,6 +225,18 @@ class Project(Policy):
 
         return risk_frame(self, overrides, preset)
 
+    def test(self, path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+        """Run the calls of ``toolmatrix.tests.yaml`` / ``.toml`` (``path``: that file or its
+        folder; None: beside the project) through ``check_call``: one row per case with
+        case (file:line), tool, args, agent, expected, effect, rule, ok (then where, reason,
+        message, runtime). Codex ``match`` / ``not_match`` examples are cases too. A
+        malformed file is a ``DefinitionError`` (file:line, what to fix); rule coverage:
+        ``toolmatrix test PATH --coverage`` (:mod:`toolkit.analysis.policy_tests`).
+        """
+        from ..analysis.policy_tests import run_tests
+
+        return run_tests(self, path).results
+
     def __enter__(self) -> Project:
         return self
 

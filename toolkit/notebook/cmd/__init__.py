@@ -13,6 +13,7 @@ from ._registry import SUBCOMMANDS, MagicState, Subcommand, subcommand
 from . import load, agents, matrix, explain, connect, servers, start, call, spawn, audit  # noqa: F401
 from . import agent, why  # noqa: F401
 from . import replay, diff, risk, lock  # noqa: F401
+from . import test  # noqa: F401
 # isort: on
 
 __all__ = ["SUBCOMMANDS", "MagicState", "Subcommand", "subcommand"]
