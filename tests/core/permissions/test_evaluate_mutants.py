@@ -268,3 +268,98 @@ def test_webfetch_and_agent_calls_are_named_by_host_and_type(make: Make) -> None
 def test_another_tool_is_named_in_its_messages(make: Make) -> None:
     d = make(project=permissions(deny=["WebSearch"])).check_call("WebSearch", {"query": "x"})
     assert d.message == "deny rule WebSearch matches WebSearch"
+
+
+def test_skill_rules_match_the_skill_and_its_arguments(make: Make) -> None:
+    """A Skill rule takes a command-style pattern (rules.py: ``Skill`` is matched like
+    ``Bash``), met by the call's ``skill`` then ``args``, space-joined (worked out by hand)."""
+    proj = make(project=permissions(["Skill(lint)"], deny=["Skill(deploy *)"]))
+    d = proj.check_call("Skill", {"skill": "deploy", "args": "prod"})
+    assert (d.effect.value, d.rule.text) == ("explicit-deny", "Skill(deploy *)")
+    assert d.message == "deny rule Skill(deploy *) matches Skill deploy prod"
+    d = proj.check_call("Skill", {"skill": "lint"})
+    assert (d.effect.value, d.rule.text) == ("allow", "Skill(lint)")
+    assert d.message == "allow rule Skill(lint) matches Skill lint"
+    assert proj.check_call("Skill", {"skill": "lint", "args": "--fix"}).rule.text == ""
+
+
+# -- Bash: unparseable commands and redirections -----------------------------------------------
+
+def test_an_unparseable_command_still_meets_an_ask_rule_on_its_whole_text(make: Make) -> None:
+    """permissions: "when Claude Code can't fully parse a command, it asks for approval"; an
+    ask rule matching the whole text names itself as the reason (first 60 characters shown)."""
+    command = 'echo "' + "a" * 70
+    proj = make(project=permissions(ask=["Bash(echo *)"]))
+    d = proj.check_call("Bash", {"command": command})
+    assert (d.effect.value, d.reason.value, d.rule.text) == ("ask", "ask-rule", "Bash(echo *)")
+    assert d.message == f"ask rule Bash(echo *) matches `{command[:60]}`"
+    assert (d.tool, d.canonical) == ("Bash", "Bash")
+    d = make(project=permissions(ask=["Bash(ls *)"])).check_call("Bash", {"command": command})
+    assert (d.effect.value, d.reason.value) == ("ask", "unparseable")
+
+
+def test_a_redirect_to_home_or_a_glob_or_a_variable_needs_approval(make: Make) -> None:
+    """permissions#redirections: "A target that starts with ~ or contains a glob character
+    needs approval" — even where an Edit allow rule covers the file."""
+    proj = make(project=permissions(["Bash(echo *)", "Edit(~/**)", "Edit(./**)"]))
+    for command in ("echo hi > ~/notes.txt", "echo hi > out*.txt", 'echo hi > "$OUT"'):
+        d = proj.check_call("Bash", {"command": command}, mode="acceptEdits")
+        assert d.effect.value == "ask", command
+    d = proj.check_call("Bash", {"command": "echo hi > notes.txt"}, mode="acceptEdits")
+    assert d.effect.value == "allow"
+    assert str(d.parts[0].trace[-1]).startswith("decision     pass  allow (allow-rule): ")
+
+
+def test_a_read_deny_rule_blocks_a_redirect_to_its_path(make: Make) -> None:
+    """permissions#read-and-edit: "A Read deny rule also blocks the Edit and Write tools on
+    the same path"; a redirect target is "a file write" (permissions#redirections). A target
+    holding a variable is still met by a rule on its spelled-out name."""
+    proj = make(project=permissions(["Bash(echo *)"], deny=["Read(**/.env)"]))
+    d = proj.check_call("Bash", {"command": "echo x > .env"})
+    assert (d.effect.value, d.rule.text) == ("explicit-deny", "Read(**/.env)")
+    assert d.message == "deny rule Read(**/.env) matches redirect > .env"
+    d = proj.check_call("Bash", {"command": 'echo x >> "$DIR/.env"'})
+    assert (d.effect.value, d.rule.text) == ("explicit-deny", "Read(**/.env)")
+    assert d.message == "deny rule Read(**/.env) matches redirect >> $DIR/.env"
+
+
+def test_a_hook_answers_for_a_redirect(make: Make) -> None:
+    """permissions#extend-permissions-with-hooks: a PreToolUse hook's "allow" skips the
+    prompt unless a deny or ask rule matches."""
+    proj = make()
+    for command in ("echo hi > out.txt", "echo hi > ~/out.txt"):
+        d = proj.check_call("Bash", {"command": command}, hook="allow")
+        assert [(p.effect.value, p.reason.value) for p in d.parts] == [("allow", "hook")], command
+
+
+def test_a_read_outside_the_working_directories_says_so(make: Make, tmp_path: Path) -> None:
+    """permissions: "Reading files inside the working directory and additionalDirectories is
+    allowed without approval" — outside them the default mode asks."""
+    outside = tmp_path / "elsewhere.txt"
+    d = make().check_call("Read", {"file_path": str(outside)})
+    assert (d.effect.value, d.reason.value) == ("ask", "mode")
+    assert d.message == (f"no rule matches Read {outside} (outside the working directories); "
+                         "default mode asks")
+
+
+def test_of_a_command_rule_and_a_path_rule_the_first_listed_is_named(make: Make) -> None:
+    """permissions: "Read and Edit deny rules apply to ... file commands Claude Code recognizes
+    in Bash, such as cat"; when a Bash rule matches too, the rule listed first is reported
+    (toolkit's "first match in layer order")."""
+    first_path = make(project=permissions(deny=["Read(./secret.txt)", "Bash(cat *)"]))
+    d = first_path.check_call("Bash", {"command": "cat secret.txt"})
+    assert d.rule.text == "Read(./secret.txt)"
+    first_bash = make(project=permissions(deny=["Bash(cat *)", "Read(./secret.txt)"]))
+    assert first_bash.check_call("Bash", {"command": "cat secret.txt"}).rule.text == (
+        "Bash(cat *)")
+
+
+def test_a_name_matcher_accepts_the_rules_naming_its_tool() -> None:
+    from toolkit.systems.claude_code.permissions.evaluate import _names
+    from toolkit.systems.claude_code.permissions.rules import parse_rule
+
+    match = _names("Bash", {"run_in_background": True})
+    assert match(parse_rule("Bash", "deny"))
+    assert match(parse_rule("Bash(run_in_background:true)", "deny"))
+    assert not match(parse_rule("Read", "deny"))
+    assert not match(parse_rule("Bash(run_in_background:false)", "deny"))
