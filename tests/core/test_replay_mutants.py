@@ -375,3 +375,241 @@ def test_categorical_spreads_values_over_rows() -> None:
     assert [plain(v) for v in cat] == ["q", "p", None, "q"]
     assert list(cat.categories) == ["p", "q"]
     assert len(_categorical([], np.zeros(0, dtype=int))) == 0
+
+
+# -- options: preset, mode, a log read beforehand ---------------------------------------------
+
+
+def test_preset_replays_under_another_preset() -> None:
+    """mux's tester has no tools list: the mux preset gives it every tool, strict none."""
+    log = pd.DataFrame({"agent": ["tester"], "tool": ["bash"]})
+    mux = tk.load(EXAMPLES / "mux")
+    assert rows(tk.replay(mux, log).calls, ["effect", "reason"]) == [("allow", "allow")]
+    assert rows(tk.replay(mux, log, preset="strict").calls, ["effect", "reason"]) == [
+        ("implicit-deny", "allow")]
+
+
+def test_mode_is_the_engines_permission_mode() -> None:
+    """No settings rule matches "make build": the permission mode decides."""
+    log = pd.DataFrame({"agent": ["debugger"], "tool": ["Bash"],
+                        "args": [{"command": "make build"}]})
+    shop = tk.load(FIXTURES / "shop")
+    assert rows(tk.replay(shop, log).calls, ["effect", "reason"]) == [("ask", "mode")]
+    assert rows(tk.replay(shop, log, mode="bypassPermissions").calls,
+                ["effect", "reason"]) == [("allow", "mode")]
+
+
+def test_evaluate_calls_read_beforehand(proj: tk.Project) -> None:
+    from toolkit.analysis.replay import evaluate
+    from toolkit.analysis.transcripts import read_calls
+
+    rp = evaluate(proj, read_calls(LOG))
+    assert rp.source == ""
+    assert rp.summary().split("\n")[0] == "replayed 7 call(s) from the log"
+    assert rows(rp.calls, ["effect"])[:2] == [("allow",), ("explicit-deny",)]
+
+
+def test_an_agent_unknown_to_the_engine_is_reported_not_guessed() -> None:
+    log = pd.DataFrame({"agent": ["ghost"], "tool": ["Read"], "args": [{"file_path": "x"}]})
+    rp = tk.replay(tk.load(FIXTURES / "shop"), log)
+    assert rows(rp.calls, ["effect", "reason", "rule"]) == [(None, "agent", None)]
+    assert rp.warnings == ["calls of agent 'ghost' were not evaluated: unknown agent 'ghost'; "
+                           "known agents: code-reviewer, debugger"]
+
+
+def test_a_project_without_agents_names_none(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text("tool:\n  read: {}\n")
+    rp = tk.replay(tk.load(tmp_path), pd.DataFrame({"agent": ["z"], "tool": ["read"]}))
+    assert rp.warnings == ["calls of agent 'z' were not evaluated: unknown agent 'z'; known "
+                           "agents: (none)"]
+    assert rp.rules.empty and list(rp.rules.columns) == list(RULE_COLUMNS)
+    assert rp.summary().split("\n")[4] == "  rules: 0 used, 0 dead, 0 shadowed"
+
+
+def test_an_empty_log() -> None:
+    rp = tk.replay(tk.load(EXAMPLES / "mux"), pd.DataFrame({"agent": [], "tool": []}))
+    assert rp.calls.empty and list(rp.calls.columns) == list(CALL_COLUMNS)
+    assert rp.calls["line"].dtype == "Int64"
+    # mux's 14 rules: code-agent 2, coder 3 + a deny, orchestrator 4, productivity 2 + an ask,
+    # researcher 1
+    assert rp.summary() == "\n".join([
+        "replayed 0 call(s) from DataFrame", "  now:  ", "  then: ",
+        "  0 regression(s) (ran then, not allowed now); 0 newly allowed (denied then, allowed "
+        "now)",
+        "  rules: 0 used, 14 dead, 0 shadowed"])
+    assert list(rp.problems.columns) == ["file", "line", "message"] and rp.problems.empty
+
+
+# -- spawn trees: which lineage each call is asked under -------------------------------------
+
+
+def audit(path: Path, events: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path
+
+
+def spawn(child: str, parent: str, agent: str, **extra: Any) -> dict[str, Any]:
+    return {"event": "spawn", "agent_id": child, "parent_id": parent, "agent": agent, **extra}
+
+
+def call(session: str, tool: str, **extra: Any) -> dict[str, Any]:
+    return {"event": "call", "agent_id": session, "requested_tool": tool, **extra}
+
+
+def root(session: str, agent: str, **extra: Any) -> dict[str, Any]:
+    return {"event": "resolve", "agent_id": session, "agent": agent, **extra}
+
+
+def test_one_agent_under_two_parents_gets_each_parents_ceiling(tmp_path: Path) -> None:
+    """tester (no list) under orchestrator holds bash; under researcher (read_file only) not."""
+    log = audit(tmp_path / "a.jsonl", [
+        root("O", "orchestrator"), spawn("O.t", "O", "tester"),
+        root("R", "researcher"), spawn("R.t", "R", "tester"),
+        call("O.t", "bash"), call("R.t", "bash"), call("R.t", "read_file")])
+    rp = tk.replay(tk.load(EXAMPLES / "mux"), log)
+    assert rows(rp.calls, ["session", "effect", "reason"]) == [
+        ("O.t", "allow", "allow"), ("R.t", "implicit-deny", "ceiling"), ("R.t", "allow", "allow")]
+
+
+def test_a_grandparent_bounds_its_grandchildren(tmp_path: Path) -> None:
+    """researcher -> tester -> tester: the middle tester holds only read_file, so its child
+    has no bash. coder -> tester -> tester: coder's deny of rm_rf reaches the grandchild."""
+    log = audit(tmp_path / "a.jsonl", [
+        root("R", "researcher"), spawn("R.t", "R", "tester"), spawn("R.t.t", "R.t", "tester"),
+        root("C", "coder"), spawn("C.t", "C", "tester"), spawn("C.t.t", "C.t", "tester"),
+        call("R.t.t", "bash"), call("R.t.t", "read_file"), call("C.t.t", "rm_rf"),
+        call("C.t.t", "bash")])
+    rp = tk.replay(tk.load(EXAMPLES / "mux"), log)
+    assert rows(rp.calls, ["session", "tool", "effect", "reason", "rule", "file", "line"]) == [
+        ("R.t.t", "bash", "implicit-deny", "ceiling", None, None, None),
+        ("R.t.t", "read_file", "allow", "allow", None, None, None),
+        ("C.t.t", "rm_rf", "explicit-deny", "deny", "rm_rf", "agents/coder.yaml", 3),
+        ("C.t.t", "bash", "allow", "allow", None, None, None)]
+
+
+def test_a_spawn_cycle_in_a_damaged_log_ends(tmp_path: Path) -> None:
+    """a spawned by b and b by a: the cycle is cut (b is taken as a root), no exception."""
+    log = audit(tmp_path / "a.jsonl", [spawn("a", "b", "tester"), spawn("b", "a", "tester"),
+                                       call("a", "bash")])
+    rp = tk.replay(tk.load(EXAMPLES / "mux"), log)
+    assert rows(rp.calls, ["agent", "tool", "effect", "reason"]) == [
+        ("tester", "bash", "allow", "allow")]
+
+
+TG_GROUPS = {"requested_groups": ["*"]}
+
+
+@pytest.mark.parametrize(("moved", "effect", "reason"), [
+    (True, "allow", "allow"), (False, "implicit-deny", "ceiling")])
+def test_a_child_inherits_its_parents_state_and_groups_at_the_spawn(
+        tmp_path: Path, moved: bool, effect: str, reason: str) -> None:
+    """TrustGraph: graph-update runs in analysis and modification only. A parent that moved to
+    analysis before the spawn holds it, so its child (in analysis) may call it; a parent
+    still in undefined does not, and its child is denied by the ceiling."""
+    transition = [{"event": "transition", "agent_id": "r", "to": "analysis"}] if moved else []
+    log = audit(tmp_path / "a.jsonl", [
+        root("r", "react-agent", state="undefined", **TG_GROUPS), *transition,
+        spawn("r.c", "r", "react-agent", state="analysis", **TG_GROUPS),
+        call("r.c", "graph-update", state="analysis", outcome="ran", **TG_GROUPS)])
+    rp = tk.replay(tk.load(EXAMPLES / "trustgraph"), log)
+    assert rows(rp.calls, ["tool", "state", "groups", "effect", "reason"]) == [
+        ("graph-update", "analysis", "*", effect, reason)]
+
+
+# -- request groups ----------------------------------------------------------------------------
+
+
+def test_each_calls_own_groups_decide(tmp_path: Path) -> None:
+    """TrustGraph: knowledge-query is in group basic; plain is in default. No groups logged
+    is the default request."""
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "toolkit.yaml").write_text("preset: trustgraph\n")
+    (tmp_path / "tools.yaml").write_text(
+        'tool:\n  knowledge-query:\n    group: ["basic"]\n  plain:\n    group: ["default"]\n')
+    (tmp_path / "agents" / "r.md").write_text("---\nname: r\n---\n")
+    log = pd.DataFrame({"agent": ["r"] * 5,
+                        "tool": ["knowledge-query", "knowledge-query", "knowledge-query",
+                                 "plain", "plain"],
+                        "groups": [["basic"], ["write"], None, None, ["basic", "default"]]})
+    rp = tk.replay(tk.load(tmp_path), log)
+    assert rows(rp.calls, ["groups", "effect", "reason"]) == [
+        ("basic", "allow", "allow"), ("write", "implicit-deny", "group"),
+        (None, "implicit-deny", "group"), (None, "allow", "allow"),
+        ("basic,default", "allow", "allow")]
+
+
+def test_a_read_by_absolute_path_inside_the_project_needs_no_cwd() -> None:
+    readme = str((FIXTURES / "shop" / "README.md").resolve())
+    log = pd.DataFrame({"agent": [None], "tool": ["Read"], "args": [{"file_path": readme}]})
+    rp = tk.replay(tk.load(FIXTURES / "shop"), log)
+    assert rows(rp.calls, ["effect", "reason"]) == [("allow", "working-dir")]
+
+
+# -- rule statistics ---------------------------------------------------------------------------
+
+
+def test_an_exact_rule_outvoted_by_a_deny_is_shadowed(tmp_path: Path) -> None:
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "tools.yaml").write_text("tool:\n  send: {}\n")
+    (tmp_path / "agents" / "e.md").write_text(
+        "---\nname: e\ntools: [send]\ndisallowedTools: [send]\n---\n")
+    rules = tk.replay(tk.load(tmp_path), pd.DataFrame({"agent": ["e"], "tool": ["send"]})).rules
+    assert rows(rules, ["kind", "rule", "hits", "decisive", "status"]) == [
+        ("allow", "send", 1, 0, "shadowed"), ("deny", "send", 1, 1, "used")]
+
+
+def test_hits_add_up_over_distinct_questions(proj: tk.Project) -> None:
+    """b's read in two states: two questions, each answered by b's read; the glob matched
+    both."""
+    log = pd.DataFrame({"agent": ["b", "b"], "tool": ["read", "read"], "state": ["s1", "s2"]})
+    rules = tk.replay(proj, log).rules
+    b = rules[rules["agent"] == "b"]
+    assert rows(b, ["rule", "hits", "decisive", "status"]) == [
+        ("read", 2, 2, "used"), ("*", 2, 0, "shadowed")]
+
+
+def test_project_rules_count_the_calls_of_every_agent(tmp_path: Path) -> None:
+    """toolkit.yaml asks before write (line 1); a denies write itself (agents/a.md:4): a's
+    write is decided by a's deny, b's by the project's ask, and the ask matched both."""
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "tools.yaml").write_text("tool:\n  read: {}\n  write: {}\n")
+    (tmp_path / "toolkit.yaml").write_text("ask: [write]\n")
+    (tmp_path / "agents" / "a.md").write_text(
+        "---\nname: a\ntools: ['*']\ndisallowedTools: [write]\n---\n")
+    (tmp_path / "agents" / "b.md").write_text("---\nname: b\ntools: ['*']\n---\n")
+    log = pd.DataFrame({"agent": ["b", "a"], "tool": ["write", "write"]})
+    rp = tk.replay(tk.load(tmp_path), log)
+    assert rows(rp.calls, ["agent", "effect", "reason", "rule", "file", "line"]) == [
+        ("b", "ask", "approval", "write", "toolkit.yaml", 1),
+        ("a", "explicit-deny", "deny", "write", "agents/a.md", 4)]
+    project = rp.rules[rp.rules["agent"].isna()]
+    assert rows(project, ["kind", "rule", "file", "line", "hits", "decisive", "status"]) == [
+        ("ask", "write", "toolkit.yaml", 1, 2, 1, "used")]
+
+
+def test_settings_rules_are_listed_only_under_the_engine_and_once() -> None:
+    shop = tk.load(FIXTURES / "shop")
+    by_name = tk.replay(shop, SHOP_LOG, arguments=False).rules
+    assert set(by_name["layer"].dropna()) == set()  # no settings rows by name
+    engine = tk.replay(shop, SHOP_LOG).rules
+    # the subagents' own front-matter rules are listed once, as agent rules
+    assert len(engine[engine["agent"].isna()]) == 8
+    assert set(engine.loc[engine["agent"].isna(), "layer"]) == {"project"}
+
+
+def test_problems_table_names_each_file(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    log.write_text('{"tool": "read", "agent": "a"}\n{"agent": "a"}\n')
+    rp = tk.replay(tk.load(EXAMPLES / "mux"), log)
+    assert rows(rp.problems, ["file", "line", "message"]) == [
+        ("calls.jsonl", 2, "call without a tool name; skipped")]
+
+
+def test_distinct_refuses_more_combinations_than_an_int64_code_holds() -> None:
+    two = np.array([0, 1], dtype=object)
+    one = np.array([0, 0], dtype=object)
+    codes, keys = _distinct([two] * 61 + [one])  # 2**61 combinations: fine
+    assert codes.tolist() == [0, 1] and len(keys) == 2
+    with pytest.raises(OverflowError, match=r"^too many distinct values to replay at once$"):
+        _distinct([two] * 62)  # 2**62
+    assert _distinct([np.array([], dtype=object)])[0].dtype == np.intp
