@@ -331,10 +331,10 @@ def run_tests(proj: Policy, path: str | os.PathLike[str] | None = None) -> TestR
             message = " ".join(str(exc).split()) or type(exc).__name__
             problems.append(Problem(case.file, case.line, f"{message}; fix this test"))
             continue
-        for rule in _deciders(d):
-            decided[(d.runtime, *_spot(rule))] = decided.get((d.runtime, *_spot(rule)), 0) + 1
-        for rule in dict.fromkeys(_matched(d)):
-            matched[(d.runtime, *_spot(rule))] = matched.get((d.runtime, *_spot(rule)), 0) + 1
+        for spot in dict.fromkeys((d.runtime, *_spot(r)) for r in _deciders(d)):
+            decided[spot] = decided.get(spot, 0) + 1  # cases, not parts
+        for spot in dict.fromkeys((d.runtime, *_spot(r)) for r in _matched(d)):
+            matched[spot] = matched.get(spot, 0) + 1
         rows.append(_row(case.where, case.tool, args, case.agent, case.expect, d,
                          d.effect in EXPECTS[case.expect]))
     if problems:
@@ -355,6 +355,7 @@ def run_tests(proj: Policy, path: str | os.PathLike[str] | None = None) -> TestR
             row["rule"], row["where"] = tested.text, tested.where
             rows.append(row)
     results = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    results["agent"] = results["agent"].astype(object).where(results["agent"].notna(), None)
     coverage = _coverage(proj, decided, matched, examples)
     return TestRun(results, coverage, str(file) if file is not None else None)
 
