@@ -47,6 +47,9 @@ class Definitions:
     manifest: Located | None = None  # the manifest as read, to locate its settings
     #: (preset, why) when the folder's layout shows its system (``loaders.layout_preset``)
     layout: tuple[str, str] | None = None
+    #: what a system's loaders gather across files while a folder is read, for a warning
+    #: about them all once it is (keyed by the system's own names)
+    notes: dict[str, Any] = field(default_factory=dict)
 
     def warn(self, file: str | None, line: int | None, message: str) -> None:
         """Record a warning (kept, shown by ``proj.warnings`` and ``toolmatrix check``)."""

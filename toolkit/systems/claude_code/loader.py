@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
@@ -43,7 +43,16 @@ from ...core.models import AgentDefinition, Rule
 from ...errors import DefinitionError
 from ..base.definitions import Definitions
 from ..base.frontmatter import ALLOW_KEYS, ASK_KEYS, DENY_KEYS, parse_guidelines
-from ..base.source import Located, SourceFile, parse_yaml
+from ..base.source import Located, SourceFile
+from . import collection as _collections
+from .front import (
+    FRONT_MATTER,
+    FrontMatter,
+    parse_tool_entry,
+    quote_problematic_values,
+    read_front_matter,
+    split_tool_list,
+)
 from .tools import alias_rules, pool_tools
 
 __all__ = ["FRONT_MATTER", "FrontMatter", "Place", "add_builtins", "agent_place",
@@ -51,12 +60,6 @@ __all__ = ["FRONT_MATTER", "FrontMatter", "Place", "add_builtins", "agent_place"
            "parse_tool_entry", "quote_problematic_values", "read_front_matter",
            "split_tool_list"]
 
-#: ``FRONTMATTER_REGEX`` of Claude Code: ``---`` at the very start, up to the first ``---``.
-FRONT_MATTER = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
-#: ``YAML_SPECIAL_CHARS``: a value with one of these is quoted on the retry.
-_SPECIAL = re.compile(r"[{}[\]*&#!|>%@`]|: ")
-#: A top-level ``key: value`` line (JavaScript's ``.`` stops at line terminators).
-_SIMPLE_LINE = re.compile(r"([a-zA-Z_-]+):\s+([^\n\r\u2028\u2029]+)")
 #: Fields plugin agents may not set ("ignored for plugin agents", loadPluginAgents.ts).
 _PLUGIN_IGNORED = ("permissionMode", "hooks", "mcpServers")
 #: The documented tool-name patterns Claude Code expands in ``tools`` / ``disallowedTools``.
@@ -68,25 +71,13 @@ _MCP_GLOB = re.compile(r"mcp__(?:[^_*?\[]|_(?!_))+__.*")
 class Place:
     """Where Claude Code finds an agent file: ``.claude/agents`` or a plugin."""
 
-    kind: Literal["project", "plugin"]
+    #: ``collection``: a folder of subagent files recognised by their content
+    #: (:mod:`.collection`), read as if copied into ``.claude/agents``
+    kind: Literal["project", "plugin", "collection"]
     plugin: str | None = None
     namespace: tuple[str, ...] = ()
     #: why the plugin's ``plugin.json`` could not be read (its agents load by default)
     problem: tuple[str, str] | None = None
-
-
-@dataclass
-class FrontMatter:
-    """A file's front matter as Claude Code reads it."""
-
-    data: dict[Any, Any]
-    located: Located
-    body: str
-    body_line: int
-    present: bool  # the file starts with a front-matter block
-    error: DefinitionError | None = None  # still unparseable after the retry
-    retried: bool = False  # parsed only after quoting problematic values
-    warnings: list[tuple[int | None, str]] = field(default_factory=list)
 
 
 # -- which files --------------------------------------------------------------------------------
@@ -99,7 +90,30 @@ def agent_place(file: SourceFile) -> Place | None:
     parts = path.parts
     if any(a == ".claude" and b == "agents" for a, b in pairwise(parts[:-1])):
         return Place("project")
-    return _plugin_place(path, _project_root(file))
+    project = _project_root(file)
+    plugin = _plugin_place(path, project)
+    if plugin is not None or _in_plugin(path, project):
+        return plugin
+    if project is None:  # a file on its own: a subagent by its content
+        return Place("collection") if _collections.subagent_evidence(file.text) else None
+    return Place("collection") if _is_collection(project) else None
+
+
+def _is_collection(project: Path) -> bool:
+    """Whether the folder being loaded is a collection of subagent files: no Claude Code
+    layout of its own (``.claude/``, ``.claude-plugin/``, plugins), and its markdown files
+    are subagents by their content."""
+    folder = Path(os.path.normpath(project.absolute()))
+    if (folder / ".claude").is_dir() or (folder / ".claude-plugin").is_dir():
+        return False
+    if enclosing_layout(folder, collections=False) is not None:
+        return False
+    return _collections.collection(folder) is not None
+
+
+def _in_plugin(path: Path, project: Path | None) -> bool:
+    """Whether ``path`` lies inside a plugin (its agents are what the plugin says)."""
+    return any(_plugin(root, project) is not None for root in path.parents)
 
 
 def _project_root(file: SourceFile) -> Path | None:
@@ -184,119 +198,16 @@ def _alone(file: SourceFile) -> bool:
 
 def ignore(file: SourceFile, defs: Definitions) -> None:
     """Markdown of a Claude Code project that is not an agent: read as Claude Code reads it,
-    that is, not at all."""
+    that is, not at all; one that looks like a subagent is counted for one warning
+    (:func:`.collection.report_unread`)."""
+    try:
+        text = file.text
+    except DefinitionError:
+        return
+    _collections.note_unread(file.display, text, defs)
 
 
 # -- reading ------------------------------------------------------------------------------------
-
-def quote_problematic_values(text: str) -> str:
-    """Claude Code's retry (``quoteProblematicValues``): double-quote the value of every
-    top-level ``key: value`` line holding a YAML special character, unless it is quoted.
-
-    >>> quote_problematic_values("description: Use when: asked\\ntools: Read")
-    'description: "Use when: asked"\\ntools: Read'
-    """
-    out = []
-    for line in text.split("\n"):
-        m = _SIMPLE_LINE.fullmatch(line)
-        if m is not None:
-            key, value = m.group(1), m.group(2)
-            quoted = (value.startswith('"') and value.endswith('"')) or (
-                value.startswith("'") and value.endswith("'"))
-            if not quoted and _SPECIAL.search(value):
-                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-                line = f'{key}: "{escaped}"'
-        out.append(line)
-    return "\n".join(out)
-
-
-def read_front_matter(text: str, file: str) -> FrontMatter:
-    """The front matter of a markdown file as Claude Code's ``parseFrontmatter`` reads it:
-    parsed, else parsed after :func:`quote_problematic_values`, else none (``error`` set).
-    A value that is not a mapping reads as an empty one."""
-    m = FRONT_MATTER.match(text)
-    if m is None:
-        return FrontMatter({}, Located({}, file), text, 1, present=False)
-    first = text.count("\n", 0, m.start(1)) + 1
-    body, body_line = text[m.end():], text.count("\n", 0, m.end()) + 1
-    retried = False
-    try:
-        located = parse_yaml(m.group(1), file, first_line=first)
-    except DefinitionError:
-        retried = True
-        try:
-            located = parse_yaml(quote_problematic_values(m.group(1)), file, first_line=first)
-        except DefinitionError as exc:
-            return FrontMatter({}, Located({}, file), body, body_line, True, error=exc)
-    data = located.data if isinstance(located.data, dict) else {}
-    front = FrontMatter(data, located, body, body_line, True, retried=retried)
-    if not retried:
-        _comment_warnings(front, m.group(1))
-    return front
-
-
-def _comment_warnings(front: FrontMatter, text: str) -> None:
-    """An unquoted ``name:`` / ``description:`` with `` #`` parses (YAML reads the rest of the
-    line as a comment), so Claude Code keeps only what comes before it: say so."""
-    for line in text.split("\n"):
-        m = _SIMPLE_LINE.fullmatch(line)
-        if m is None or m.group(1) not in ("name", "description"):
-            continue
-        value = m.group(2)
-        if value[0] in "\"'" or not (value.startswith("#") or " #" in value):
-            continue
-        front.warnings.append((front.located.line((m.group(1),)), (
-            f"{m.group(1)} is cut at '#': YAML reads the rest of the line as a comment, and "
-            f"so does Claude Code (it reads {front.data.get(m.group(1))!r}); quote the value "
-            "to keep it whole")))
-
-
-def split_tool_list(value: str) -> list[str]:
-    """``parseToolListFromCLI``: split at commas and spaces outside parentheses.
-
-    >>> split_tool_list("Read Grep, Bash(npm test:*), Agent(worker, researcher)")
-    ['Read', 'Grep', 'Bash(npm test:*)', 'Agent(worker, researcher)']
-    """
-    out: list[str] = []
-    current, in_parens = "", False
-    for char in value:
-        if char in "()":
-            in_parens = char == "("
-        elif char in ", " and not in_parens:
-            if current.strip():
-                out.append(current.strip())
-            current = ""
-            continue
-        current += char
-    if current.strip():
-        out.append(current.strip())
-    return out
-
-
-def parse_tool_entry(entry: str) -> tuple[str, str | None]:
-    """``permissionRuleValueFromString``: ``Tool(content)`` -> (``Tool``, ``content`` as
-    written); a bare or malformed entry is all tool name.
-
-    >>> parse_tool_entry("Bash(npm test:*)"), parse_tool_entry("Read"), parse_tool_entry("x(")
-    (('Bash', 'npm test:*'), ('Read', None), ('x(', None))
-    """
-    opening = _unescaped(entry, "(", reverse=False)
-    closing = _unescaped(entry, ")", reverse=True)
-    if opening < 0 or closing <= opening or closing != len(entry) - 1 or opening == 0:
-        return entry, None
-    return entry[:opening], entry[opening + 1:closing]
-
-
-def _unescaped(text: str, char: str, *, reverse: bool) -> int:
-    """The first (or last) ``char`` not escaped by an odd run of backslashes; -1 if none."""
-    order = range(len(text) - 1, -1, -1) if reverse else range(len(text))
-    for i in order:
-        if text[i] == char:
-            run = len(text[:i]) - len(text[:i].rstrip("\\"))
-            if run % 2 == 0:
-                return i
-    return -1
-
 
 # -- loading ------------------------------------------------------------------------------------
 
@@ -317,7 +228,8 @@ def load(file: SourceFile, defs: Definitions) -> None:
         return
     front = read_front_matter(text, file.display)
     agent = (_plugin_agent(file.path.stem, place, front) if place.kind == "plugin"
-             else _project_agent(front, defs, alone=alone))
+             else _project_agent(front, defs, alone=alone,
+                                 quiet_docs=place.kind == "collection"))
     for line, message in front.warnings:
         defs.warn(file.display, line, message)
     if agent is not None:
@@ -341,9 +253,11 @@ def _skip(front: FrontMatter, defs: Definitions | None, line: int | None, messag
     defs.warn(front.located.file, line, message)
 
 
-def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool
-                   ) -> AgentDefinition | None:
-    """``parseAgentFromMarkdown``: what ``.claude/agents`` accepts, else why it is skipped."""
+def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool,
+                   quiet_docs: bool = False) -> AgentDefinition | None:
+    """``parseAgentFromMarkdown``: what ``.claude/agents`` accepts, else why it is skipped.
+    ``quiet_docs``: a file without ``name`` is skipped without a word (a collection's
+    READMEs and docs, which nobody copies into ``.claude/agents``)."""
     src, data = front.located, front.data
     report = None if alone else defs
     if front.error is not None:
@@ -356,7 +270,7 @@ def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool
         return None
     name = data.get("name")
     if not name or not isinstance(name, str):
-        if (front.present and data) or alone:
+        if (front.present and data and not quiet_docs) or alone:
             _skip(front, report, src.line(("name",)) or 1,
                   "no name: Claude Code treats this file as documentation kept beside the "
                   "agents, not as a subagent; add name: (and description:) to make it one")
@@ -370,7 +284,8 @@ def _project_agent(front: FrontMatter, defs: Definitions | None, *, alone: bool
     if not description or not isinstance(description, str):
         _skip(front, report, src.line(("description",)) or src.line(("name",)),
               f"Claude Code skips subagent {name!r}: it \"is missing required 'description' "
-              "in frontmatter\" (a string saying when to use it)")
+              "in frontmatter\"; add a description: line (a string saying when to use it) "
+              "to the front matter to load it")
         return None
     return _definition(front, name, description.replace("\\n", "\n"), plugin=None)
 
@@ -534,7 +449,8 @@ def _add(defs: Definitions, agent: AgentDefinition) -> None:
 
 # -- the project as a whole ---------------------------------------------------------------------
 
-def enclosing_layout(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+def enclosing_layout(path: str | os.PathLike[str], *, collections: bool = True
+                     ) -> tuple[str, str] | None:
     """("claude-code", why) when the layout of ``path`` (a folder or a file) shows Claude Code
     beyond a ``.claude/`` or ``.claude-plugin/`` folder of its own: it lies inside a
     ``.claude/`` folder or a plugin (a folder holding ``.claude-plugin/plugin.json``), so a
@@ -552,6 +468,18 @@ def enclosing_layout(path: str | os.PathLike[str]) -> tuple[str, str] | None:
         if plugin is not None:
             shown = plugin.relative_to(target).as_posix()
             return "claude-code", f"the project folder holds {shown} (the claude-code layout)"
+        found = _collections.collection(target) if collections else None
+        return ("claude-code", found.reason) if found is not None else None
+    if collections and target.suffix == ".md" and target.is_file():
+        try:
+            text = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        evidence = _collections.subagent_evidence(text)
+        if evidence:
+            return "claude-code", (f"the file is a Claude Code subagent by its content (name, "
+                                   f"description and {', '.join(evidence)}), read as Claude "
+                                   "Code reads .claude/agents/ files (the claude-code layout)")
     return None
 
 
@@ -564,3 +492,4 @@ def add_builtins(defs: Definitions) -> None:
     for tool in pool_tools(declared):
         defs.tools[tool.name] = tool
     defs.aliases.extend(r for r in alias_rules(declared) if r.pattern not in named)
+    _collections.report_unread(defs)
