@@ -613,3 +613,16 @@ def test_distinct_refuses_more_combinations_than_an_int64_code_holds() -> None:
     with pytest.raises(OverflowError, match=r"^too many distinct values to replay at once$"):
         _distinct([two] * 62)  # 2**62
     assert _distinct([np.array([], dtype=object)])[0].dtype == np.intp
+
+
+def test_a_parent_whose_state_at_the_spawn_is_not_logged_counts_in_its_own_state(
+        tmp_path: Path) -> None:
+    """The spawn is logged before its parent's resolve (logs merged out of order): the
+    parent's own state (analysis, where graph-update runs) is its state at the spawn."""
+    log = audit(tmp_path / "a.jsonl", [
+        spawn("r.c", "r", "react-agent", **TG_GROUPS),
+        root("r", "react-agent", state="analysis", **TG_GROUPS),
+        call("r.c", "graph-update", state="analysis", outcome="ran", **TG_GROUPS)])
+    rp = tk.replay(tk.load(EXAMPLES / "trustgraph"), log)
+    assert rows(rp.calls, ["tool", "state", "effect", "reason"]) == [
+        ("graph-update", "analysis", "allow", "allow")]
