@@ -16,11 +16,12 @@ optional ``examples()`` method) adds them as cases: a ``match`` example passes w
 its rule matches the call, a ``not_match`` one when it does not.
 
 Coverage: the denominator is every active permission rule of every engine the
-project holds (``status`` other than ``skipped`` / ``disabled``: rules the runtime
-ignores can never decide). A rule is *covered* when it decided a case, or a part of
-a compound command of a case, or when one of its own examples passed. A rule that
-matched a case but never decided one reads ``matched`` (another rule always won:
-no test shows that it matters); the rest read ``uncovered``.
+project holds, written in a file (``status`` other than ``skipped`` / ``disabled``:
+rules the runtime ignores can never decide; built-in definitions such as
+``<Claude Code built-in subagent>`` are not the project's to test). A rule is *covered*
+when it decided a case, or a part of a compound command of a case, or when one of its
+own examples passed. A rule that matched a case but never decided one reads ``matched``
+(another rule always won: no test shows that it matters); the rest read ``uncovered``.
 """
 
 from __future__ import annotations
@@ -405,8 +406,10 @@ def _coverage(proj: Policy, decided: Mapping[tuple[Any, ...], int],
     for runtime, engine in proj.engines.items():
         table = engine.frame(agents)
         for record in table.to_dict("records"):
-            if record.get("status") in _INACTIVE:
-                continue
+            file = record.get("file")
+            if record.get("status") in _INACTIVE or not isinstance(file, str) \
+                    or file.startswith("<"):
+                continue  # ignored by the runtime, or built in (no file of the project's)
             line = record.get("line")
             line = None if line is None or pd.isna(line) else int(line)
             key = (runtime, record.get("file"), line, record.get("kind"), record.get("text"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Decision, Effect
@@ -51,6 +51,10 @@ class _Outcome:
     rule: Rule
     canonical: str | None
     next_state: str | None  # the state a successful call moves its session to
+    #: under the engine: rules that decided a part of a compound command (besides ``rule``)
+    parts: tuple[Rule, ...] = ()
+    #: under the engine: every rule the call matched, deciding or not (its trace's rules)
+    matched: tuple[Rule, ...] = ()
 
 
 def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | None = None,
@@ -144,7 +148,9 @@ class _Evaluator:
                 d = self.engine(tool, dict(args), agent=as_agent, mode=self.mode,
                                 cwd=cwd or None)
                 self.notes.update(dict.fromkeys(d.warnings))
-                return self._outcome(d.effect.value, d.reason.value, d.rule, d.canonical)
+                return replace(self._outcome(d.effect.value, d.reason.value, d.rule,
+                                             d.canonical),
+                               parts=_part_rules(d), matched=_matched_rules(d))
             if as_agent is None:
                 return self._not_evaluated(MAIN)
             verdict, rule, canonical = self.names.answer(
@@ -326,6 +332,7 @@ class _Evaluator:
 
         by_agent: dict[str, dict[str, int]] = {}  # agent -> canonical tool -> calls
         decisive: dict[tuple[Any, ...], int] = {}  # a rule's (file, line, kind, text) -> calls
+        reached: dict[tuple[Any, ...], int] = {}  # the calls it matched, deciding or not
         for key, out, count in zip(keys, outcomes, counts.tolist(), strict=True):
             if out.effect is None:
                 continue
@@ -336,11 +343,14 @@ class _Evaluator:
             deciders = [out.rule] if out.rule.kind != "none" else []
             if self.engine is not None and agent is not None:
                 deciders += self._gate(agent, out)
-            for rule in deciders:
-                decisive[_spot(rule)] = decisive.get(_spot(rule), 0) + count
+            deciders += out.parts
+            for spot in dict.fromkeys(map(_spot, deciders)):
+                decisive[spot] = decisive.get(spot, 0) + count
+            for spot in dict.fromkeys(map(_spot, (*deciders, *out.matched))):
+                reached[spot] = reached.get(spot, 0) + count
         rows = [self._rule_row(owner, rule, by_agent, decisive)
                 for owner, rule in self._listed_rules()]
-        rows += self._permission_rows(decisive)
+        rows += self._permission_rows(decisive, reached)
         return pd.DataFrame(rows, columns=list(RULE_COLUMNS))
 
     def _gate(self, agent: str, out: _Outcome) -> list[Rule]:
@@ -395,8 +405,11 @@ class _Evaluator:
                 cache[key] = frozenset((found,)) if found else frozenset()
         return cache[key]
 
-    def _permission_rows(self, decisive: Mapping[tuple[Any, ...], int]) -> list[dict[str, Any]]:
-        """Settings permission rules (Claude Code's engine): hits = the calls they decided.
+    def _permission_rows(self, decisive: Mapping[tuple[Any, ...], int],
+                         reached: Mapping[tuple[Any, ...], int]) -> list[dict[str, Any]]:
+        """Settings permission rules (the engine's): hits = the calls they matched, decisive =
+        the calls (or parts of a compound command) they decided; a rule calls matched but
+        another rule always decided is ``shadowed``, one no call matched ``dead``.
 
         (A subagent's front-matter rules are listed with the agents' rules.)
         """
@@ -410,11 +423,23 @@ class _Evaluator:
             spot = (record.get("file"), record.get("line"), record.get("kind"),
                     record.get("text"))
             n = decisive.get(spot, 0)
+            hits = max(reached.get(spot, 0), n)
             rows.append({"agent": None, "kind": record.get("kind"), "rule": record.get("text"),
                          "layer": record.get("layer"), "file": record.get("file"),
-                         "line": record.get("line"), "hits": n, "decisive": n,
-                         "status": "used" if n else "dead"})
+                         "line": record.get("line"), "hits": hits, "decisive": n,
+                         "status": "used" if n else ("shadowed" if hits else "dead")})
         return rows
+
+
+def _part_rules(d: Decision) -> tuple[Rule, ...]:
+    """The rules that decided the parts of a compound command."""
+    return tuple(p.rule for p in d.parts if p.rule.kind != "none")
+
+
+def _matched_rules(d: Decision) -> tuple[Rule, ...]:
+    """Every rule a step of the decision's trace (or a part's) names: the rules it matched."""
+    steps = (*d.trace, *(s for p in d.parts for s in p.trace))
+    return tuple(dict.fromkeys(s.rule for s in steps if s.rule.kind != "none"))
 
 
 def _spot(rule: Rule) -> tuple[Any, ...]:
