@@ -240,7 +240,8 @@ def test_notebook_edit_meets_edit_deny_rules_and_its_own_path(make: Make, tmp_pa
 def test_a_redirect_is_not_matched_by_bare_tool_rules(make: Make) -> None:
     """permissions#redirections: a redirect target is "a file write", checked as an Edit; a
     rule naming another tool says nothing about it."""
-    proj = make(project=permissions(["Bash(echo *)"], deny=["WebSearch"], ask=["WebFetch"]))
+    proj = make(project=permissions(["Bash(echo *)"], deny=["WebSearch", "Web*", "mcp__x"],
+                                    ask=["WebFetch"]))
     d = proj.check_call("Bash", {"command": "echo hi > out.txt"}, mode="acceptEdits")
     assert d.effect.value == "allow" and [p.effect.value for p in d.parts] == ["allow"]
 
@@ -363,3 +364,12 @@ def test_a_name_matcher_accepts_the_rules_naming_its_tool() -> None:
     assert match(parse_rule("Bash(run_in_background:true)", "deny"))
     assert not match(parse_rule("Read", "deny"))
     assert not match(parse_rule("Bash(run_in_background:false)", "deny"))
+
+
+def test_a_parameter_rule_of_a_search_tool(make: Make) -> None:
+    """permissions#match-by-input-parameter: "Tool(param:value)" matches one input field of
+    the call (Grep's primary field is path, so pattern may be matched)."""
+    proj = make(project=permissions(deny=["Grep(pattern:*password*)"]))
+    d = proj.check_call("Grep", {"pattern": "password="})
+    assert (d.effect.value, d.rule.text) == ("explicit-deny", "Grep(pattern:*password*)")
+    assert proj.check_call("Grep", {"pattern": "user="}).allowed
