@@ -18,6 +18,7 @@ __all__ = [
     "Problem",
     "ProjectClosedError",
     "ServerError",
+    "ServerUnavailableError",
     "SpawnError",
     "ToolNotFoundError",
     "ToolTimeoutError",
@@ -129,6 +130,28 @@ class ServerError(ToolkitError):
 
 class ToolTimeoutError(ServerError, TimeoutError):
     """An MCP server did not answer a call in time (the request was cancelled)."""
+
+
+class ServerUnavailableError(ToolNotFoundError, ServerError):
+    """A call to a tool whose MCP server is not connected (it failed, crashed or was stopped).
+
+    Raised instead of a bare ``tool not found`` when the session holds the
+    tool, or would hold it were its server up; a ``ToolNotFoundError`` and a
+    ``ServerError`` both, so either handler catches it. ``server``: the
+    server's name; ``reason``: its state and last error.
+
+    >>> str(ServerUnavailableError("echo", "kg", "failed: the server exited"))
+    "MCP server 'kg' is not connected (failed: the server exited); proj.connect(['kg']) restarts it"
+    """
+
+    def __init__(self, name: str, server: str, reason: str,
+                 hint: str | None = None) -> None:
+        self.name = name
+        self.server = server
+        self.reason = reason
+        hint = f"proj.connect([{server!r}]) restarts it" if hint is None else hint
+        message = f"MCP server {server!r} is not connected ({reason})"
+        Exception.__init__(self, f"{message}; {hint}" if hint else message)
 
 
 class SpawnError(ToolkitError):

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..core.models import Request, Tool, User, normalize_groups
+from ..core.pool import ToolPool
 from ..core.presets import Preset
-from ..errors import AccessDeniedError, ProjectClosedError
+from ..core.resolve import resolve_request
+from ..errors import AccessDeniedError, ProjectClosedError, ServerUnavailableError, ToolkitError
 from ..policy import Policy
 from ..systems import registry
 from ..systems.base.system import PermissionEngine
@@ -372,6 +374,35 @@ class Project(Policy):
         return CallResult.of_text(f"{tool.name} is a registry entry with no implementation "
                                   f"here: no MCP server tool of that name{hint}",
                                   {"executable": False}, True)
+
+    def unavailable(self, session: Session, name: str) -> ServerUnavailableError | None:
+        """The error for ``name`` if it is a tool of a server that is down and ``session``
+        would hold it were the server up (its last discovered tools); else None.
+
+        A session started after its server died lacks the server's tools: a call
+        of one reads "MCP server 'x' is not connected (failed: ...)", not "tool not
+        found". A tool the session would not hold still reads "tool not found".
+        """
+        manager = self._servers_manager
+        if manager is None:
+            return None
+        down = {t.name: c for c in manager.connections.values() if c.session is None
+                for t in c.tools if t.name not in session.pool}
+        if not down:
+            return None
+        pool = ToolPool({**dict(session.pool.items()),
+                         **{t.name: t for c in set(down.values()) for t in c.tools}})
+        try:
+            grant = self.grant(session.agent, session.grant.preset, session.grant.lineage,
+                               pool=pool)
+        except ToolkitError:
+            return None
+        canonical = grant.canonical(name)
+        if canonical not in down or canonical not in resolve_request(
+                grant, session.groups, session.state).allowed:
+            return None
+        conn = down[canonical]
+        return ServerUnavailableError(name, conn.name, conn.down_reason)
 
     # -- bookkeeping for sessions (protocols.CallRecorder, SessionLifecycle) -------------------
 

@@ -36,7 +36,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ..core.models import ServerConfig, Tool
-from ..errors import ServerError, ToolkitError, ToolTimeoutError
+from ..errors import ServerError, ServerUnavailableError, ToolkitError, ToolTimeoutError
 from .builtins import CallResult
 from .loop import background_loop
 from .processes import kill_process_group
@@ -361,6 +361,11 @@ class ServerConnection:
             "server-health", outcome=self.health, server=self.name,
             reason=f"{self.name}: health {before or 'unknown'} -> {self.health} ({why})")
 
+    @property
+    def down_reason(self) -> str:
+        """Why the server takes no calls: its state and last error (``failed: ...``)."""
+        return self.state + (f": {self.error}" if self.error else "")
+
     # -- used by the manager ------------------------------------------------------------------
 
     async def call(self, tool: str, args: dict[str, Any],
@@ -368,8 +373,7 @@ class ServerConnection:
         """``tools/call`` on the open session; after ``timeout`` seconds the SDK cancels it."""
         session = self.session
         if session is None:
-            raise ServerError(f"MCP server {self.name!r} is not connected ({self.state}"
-                              + (f": {self.error}" if self.error else "") + ")")
+            raise ServerUnavailableError(tool, self.name, self.down_reason)
         try:
             result = await session.call_tool(tool, args, read_timeout_seconds=timeout)
         except Exception as exc:
@@ -546,7 +550,8 @@ class ServerManager:
         """Call ``tool`` on ``server`` (from the loop thread), cancelled after ``timeout`` s."""
         conn = self.connections.get(server)
         if conn is None:
-            raise ServerError(f"MCP server {server!r} is not connected; run proj.connect()")
+            raise ServerUnavailableError(tool, server, "never connected",
+                                         f"run proj.connect([{server!r}])")
         try:
             return await conn.call(tool, args, timeout)
         except ServerError as exc:

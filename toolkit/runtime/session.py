@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.decision import Effect, Reason, decide
 from ..core.models import AgentDefinition, Request, User, groups_label, normalize_groups
 from ..core.resolve import Grant, Lineage, Resolution, resolve_request
-from ..errors import AccessDeniedError, SpawnError, ToolkitError, ToolNotFoundError
+from ..errors import AccessDeniedError, ServerError, SpawnError, ToolkitError, ToolNotFoundError
 from .audit import new_request_id
 from .builtins import CallResult
 from .loop import background_loop
@@ -121,7 +121,10 @@ class Session:
     def call(self, tool: str, args: dict[str, Any] | None = None, *,
              timeout: float | None = None) -> CallResult:
         """Call ``tool`` (sync face of :meth:`acall`, run on the package's loop thread)."""
-        return background_loop().run(self._acall, tool, args, timeout)
+        try:
+            return background_loop().run(self._acall, tool, args, timeout)
+        except (ToolNotFoundError, ServerError) as exc:
+            raise _brief(exc) from exc.__cause__
 
     async def acall(self, tool: str, args: dict[str, Any] | None = None, *,
                     timeout: float | None = None) -> CallResult:
@@ -137,7 +140,10 @@ class Session:
             return await self._acall(tool, args, timeout)
         import asyncio
 
-        return await asyncio.wrap_future(loop.submit(self._acall, tool, args, timeout))
+        try:
+            return await asyncio.wrap_future(loop.submit(self._acall, tool, args, timeout))
+        except (ToolNotFoundError, ServerError) as exc:
+            raise _brief(exc) from exc.__cause__
 
     async def _acall(self, tool: str, args: dict[str, Any] | None = None,
                      timeout: float | None = None) -> CallResult:
@@ -154,9 +160,12 @@ class Session:
         canonical = self.grant.canonical(tool)
         verdict = self.resolution.verdict(canonical) if canonical else decide({Reason.POOL})
         if canonical is None or canonical not in self.allowed:
-            self.project.audit_call(self, tool, canonical, "blocked", verdict.reason.value,
+            down = getattr(self.project, "unavailable", None)  # a Project's: is its server down?
+            error = down(self, tool) if down is not None else None
+            self.project.audit_call(self, tool, canonical, "blocked",
+                                    verdict.reason.value if error is None else "server down",
                                     effect=verdict.effect.value)
-            raise ToolNotFoundError(tool)
+            raise error or ToolNotFoundError(tool)
         if canonical in self.resolution.ask:
             await self._approve(canonical, args)
         definition = self.pool[canonical]
@@ -325,3 +334,13 @@ def check_user(user: User | None, groups: tuple[str, ...]) -> None:
         extra = [g for g in groups if g not in user.groups]
         raise AccessDeniedError(f"user {user.name!r} may not request groups {extra}: permitted "
                                 f"groups are {list(user.groups)}")
+
+
+def _brief(exc: BaseException) -> BaseException:
+    """``exc`` without the frames of the loop thread it crossed (its message says it all).
+
+    A blocked tool or a server that is down is the caller's to handle, not a bug
+    in toolkit: its traceback should end at the caller's ``call``, not run
+    through the event loop, the server manager and the connection.
+    """
+    return exc.with_traceback(None)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ...errors import ToolNotFoundError, nearest_names
+from ...errors import ServerUnavailableError, ToolNotFoundError, nearest_names
 from ._registry import MagicState, subcommand
 
 if TYPE_CHECKING:
@@ -37,6 +37,9 @@ def run(magics: MagicState, rest: str, cell: str | None) -> CallResult:
     session = magics.require_session()
     try:
         return session.call(tool, arguments)
+    except ServerUnavailableError as exc:  # the tool is the session's; its server is down
+        raise UsageError(f"{exc.name}: MCP server {exc.server!r} is not connected "
+                         f"({exc.reason}); %tk connect {exc.server} restarts it") from None
     except ToolNotFoundError as exc:
         raise UsageError(not_found_message(magics.require_project(), session, exc)) from None
 
