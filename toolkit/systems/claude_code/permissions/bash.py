@@ -116,8 +116,9 @@ def forms(command: SimpleCommand) -> CommandForms:
     restrict = [command.text, " ".join(argv), " ".join(stripped)]
     through = _see_through(stripped)
     while through is not None:
-        restrict.append(" ".join(through))
-        through = _see_through(_strip_wrappers(through))
+        inner = _strip_wrappers(through)  # sudo timeout 5 rm x: "timeout 5 rm x", "rm x"
+        restrict += [" ".join(through), " ".join(inner)]
+        through = _see_through(inner)
     name = stripped[0] if stripped else ""
     exact_only = name in _EXEC_WRAPPERS or (name == "find" and any(a in _FIND_EXEC
                                                                    for a in stripped))
