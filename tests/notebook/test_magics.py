@@ -460,3 +460,22 @@ def test_connect_shows_progress_for_several_servers(write: Any) -> None:
         assert (bar.value, bar.max) == (2, 2)
         with progress(proj, ["a"]) as none:
             assert none is None
+
+
+def test_cell_agent_shows_a_misspelt_tool_with_the_nearest_name(
+        ip: TestingShell, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23 item 10: 0 tools and no word why; now the cell's own warning, with a hint."""
+    ip.run_cell(f"%tk load {TG}")
+    capsys.readouterr()
+    resolution = run(ip, "%%tk agent\n---\nname: kq\ntools: [knowlege-query]\n---\n")
+    assert resolution.allowed == frozenset()  # type: ignore[attr-defined]
+    err = capsys.readouterr().err
+    assert ("warning: <cell>:3: agent 'kq' names tool 'knowlege-query', which is not in the "
+            "pool yet") in err
+    assert err.rstrip().endswith("did you mean: knowledge-query?")
+    assert "group 'default'" not in err  # the request's oddities are not the cell's
+    # under a preset that refuses an unknown name, the error says what was meant too
+    mux = Path(tk.__file__).parent / "examples" / "mux"
+    ip.run_cell(f"%tk load {mux}")
+    with pytest.raises(UsageError, match=r"names tool 'red_file'.*did you mean: read_file"):
+        ip.run_cell("%%tk agent\n---\nname: kq\ntools: [red_file]\n---\n")

@@ -2,18 +2,25 @@
 
 Re-running the cell replaces the agent it defined; replacing an agent that
 came from a file needs ``--replace``. The cell shows the new agent's resolution
-(every tool, its effect and deciding step) for the default request.
+(every tool, its effect and deciding step) for the default request, after a
+``warning:`` line for each problem of the cell itself (a tool name the pool
+lacks, with the nearest names the project has).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
+from ...errors import DefinitionError, Problem, nearest_names
 from ._parser import MagicParser
 from ._registry import MagicState, subcommand
+from ._warnings import warn
 
 if TYPE_CHECKING:
+    from ...core.models import AgentDefinition
     from ...core.resolve import Resolution
+    from ...runtime.project import Project
 
 PARSER = MagicParser("agent", "Define an agent from the cell body (front matter: name, tools, "
                               "disallowedTools, ...; the body is its prompt).")
@@ -33,5 +40,20 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Resolution:
     definition = read_agent((cell or "").strip("\n"), CELL_FILE)
     existing = project.agents.get(definition.name)
     replace = args.replace or (existing is not None and existing.file == CELL_FILE)
-    project.add_agent(definition, replace=replace)
-    return project.resolve(definition.name)
+    try:
+        project.add_agent(definition, replace=replace)
+        resolution = project.resolve(definition.name)
+    except DefinitionError as exc:  # e.g. a name the pool lacks, under a preset that refuses
+        raise DefinitionError([_hinted(project, definition, p) for p in exc.problems]) from None
+    warn(str(_hinted(project, definition, p)) for p in resolution.warnings
+         if p.file == CELL_FILE)
+    return resolution
+
+
+def _hinted(project: Project, definition: AgentDefinition, problem: Problem) -> Problem:
+    """``problem`` with the nearest tool names when it is about a tool name the cell wrote."""
+    rules = (*(definition.allow or ()), *definition.deny, *definition.ask)
+    names = [str(r.pattern) for r in rules if r.line == problem.line and r.pattern
+             and f"tool {r.pattern!r}" in problem.message]
+    hint = nearest_names(names[0], project.tools) if names else ""
+    return dataclasses.replace(problem, message=problem.message + hint) if hint else problem
