@@ -222,9 +222,9 @@ def test_text_view_is_the_summary_then_the_changes_without_index(
     d = tk.diff(*versions, agents=["r"], groups="read", states=["s1"])
     lines = d._repr_mimebundle_()["text/plain"].split("\n")
     assert lines[0] == d.summary()
-    assert lines[1].startswith("agent")  # no index column before it
-    assert lines[1].split() == ["agent", "tool", "context", "before", "after"]
-    assert lines[2].split() == ["r", "t4", "groups", "read", "/", "state", "s1", DENY, ALLOW]
+    # no index column; columns right-aligned to their widest cell, one space apart
+    assert lines[1] == "agent tool" + " " * 16 + "context" + " " * 8 + "before after"
+    assert lines[2] == "    r   t4 groups read / state s1 implicit-deny allow"
     assert len(lines) == 3
 
 
