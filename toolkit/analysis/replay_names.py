@@ -19,6 +19,7 @@ from ..core.decision import Effect, Reason, Verdict, decide, effect_of_label
 from ..core.explain import explain
 from ..core.matrix import matrix_columns
 from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, Rule, groups_label
+from ..errors import UnknownAgentError
 
 if TYPE_CHECKING:
     from ..core.resolve import Grant, Lineage, Resolution
@@ -96,7 +97,7 @@ class NameLevel:
                  group_sets: Sequence[tuple[str, ...]], states: Sequence[str]) -> None:
         self.proj = proj
         self.preset = preset
-        self.agents = [a for a in dict.fromkeys(agents) if a in proj.agents]
+        self.agents = [a for a in dict.fromkeys(agents) if _known(proj, a)]
         self.group_sets = list(dict.fromkeys(group_sets)) or [DEFAULT_GROUPS]
         self.states = list(dict.fromkeys(states)) or [DEFAULT_STATE]
         self.notes: dict[str, None] = {}
@@ -253,7 +254,7 @@ class NameLevel:
         width = max(len(tools), 1)
         for i, value in enumerate(pairs.tolist()):
             agent, tool = str(agents[value // width]), str(tools[value % width])
-            if agent not in self.proj.agents:
+            if not _known(self.proj, agent):
                 rows[i] = _NO_AGENT
                 canonical.append(None)
                 continue
@@ -285,3 +286,13 @@ def _verdict(label: str) -> Verdict:
     if label in ("implicit", "conditional"):
         return Verdict(effect, Reason.ALLOW)
     return Verdict(effect, Reason(label))
+
+
+def _known(proj: Policy, name: str) -> bool:
+    """Whether the project answers for agent ``name``: one of its own, or one its system
+    defines for every project (Claude Code's built-in subagents), asked by name."""
+    try:
+        proj.agent(name)
+    except UnknownAgentError:
+        return False
+    return True

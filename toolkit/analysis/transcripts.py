@@ -64,7 +64,8 @@ _OUTCOMES = {"ran": "ran", "allowed": "ran", "ok": "ran", "success": "ran",
 def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> CallLog:
     """Read logged calls from a file, a folder (searched recursively), or a DataFrame.
 
-    ``source``: a Claude Code transcript ``.jsonl``, a folder of them (a project
+    ``source``: a Claude Code transcript ``.jsonl`` (with the files of its own ``<id>/``
+    folder: its subagents), a folder of them (a project
     folder, or the whole ``~/.claude/projects`` tree, subagents included), a
     toolkit audit ``.jsonl``, a call table (``.jsonl`` / ``.csv``), or a pandas
     DataFrame with ``agent`` and ``tool`` columns. ``base``: file names in
@@ -81,7 +82,8 @@ def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> Ca
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
-    files = sorted(_log_files(path), key=_session_first) if path.is_dir() else [path]
+    files = sorted(_log_files(path), key=_session_first) if path.is_dir() else [
+        path, *_companions(path)]
     shown = Path(base) if base is not None else (path if path.is_dir() else path.parent)
     systems = {name: reader(log) for name, reader in registry.transcript_readers().items()}
     for file in files:
@@ -109,6 +111,15 @@ def _log_files(folder: Path) -> Iterator[Path]:
         for name in names:
             if name.endswith((".jsonl", ".csv")):
                 yield Path(root) / name
+
+
+def _companions(file: Path) -> list[Path]:
+    """The log files in a session file's own folder (``<id>.jsonl`` beside ``<id>/``, where
+    Claude Code 2.x keeps its subagents' transcripts): one session given alone brings them."""
+    folder = file.with_suffix("")
+    if file.suffix != ".jsonl" or not folder.is_dir():
+        return []
+    return sorted(_log_files(folder), key=_session_first)
 
 
 def _session_first(file: Path) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ from ..base.definitions import Definitions
 from ..base.frontmatter import ALLOW_KEYS, ASK_KEYS, DENY_KEYS, parse_guidelines
 from ..base.source import Located, SourceFile
 from . import collection as _collections
+from .builtin_agents import WithBuiltinAgents
 from .front import (
     FRONT_MATTER,
     FrontMatter,
@@ -486,10 +487,14 @@ def enclosing_layout(path: str | os.PathLike[str], *, collections: bool = True
 def add_builtins(defs: Definitions) -> None:
     """Claude Code's built-in tools (:mod:`toolkit.systems.claude_code.tools`) join the pool of a
     Claude Code project, with ``Task`` and the other legacy names as aliases; a tool the
-    project declares itself keeps its declaration."""
+    project declares itself keeps its declaration. Its built-in subagents
+    (:mod:`.builtin_agents`) answer by name (``proj.agent("Explore")``, ``check_call(...,
+    agent="general-purpose")``, replay) unless the project defines one of that name."""
     declared = dict(defs.tools)
     named = {r.pattern for r in defs.aliases}
     for tool in pool_tools(declared):
         defs.tools[tool.name] = tool
     defs.aliases.extend(r for r in alias_rules(declared) if r.pattern not in named)
+    if not isinstance(defs.agents, WithBuiltinAgents):
+        defs.agents = WithBuiltinAgents(defs.agents)
     _collections.report_unread(defs)

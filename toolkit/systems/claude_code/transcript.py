@@ -9,7 +9,11 @@ proceed", or "haven't granted it yet"). Subagents write
 ``agentId``); older versions wrote sidechain lines into the session file. A subagent's
 calls are attributed to its type: the ``subagent_type`` of the Agent (or Task) call
 whose result names its ``agentId``, else its ``agent-<id>.meta.json`` ``agentType``,
-else ``agent-<id>``. Only ``type``, ``message.content[].type``, ``tool_use_id``,
+else ``agent-<id>``. Claude Code 1.x wrote a subagent's lines into the session file with
+``isSidechain: true`` and no ``agentId``: its first line (``parentUuid`` null) is the
+prompt of the Task call that launched it, so its calls are attributed to that call's
+``subagent_type`` (following ``parentUuid`` back to that line), else to ``sidechain``.
+Only ``type``, ``message.content[].type``, ``tool_use_id``,
 ``is_error``, ``isSidechain`` and ``agentId`` are relied on; other fields vary by
 Claude Code version.
 """
@@ -45,6 +49,7 @@ class _ClaudeCall:
     tool_use_id: str | None
     source: str
     cwd: str | None = None
+    uuid: str | None = None  # the line's, to follow an inline sidechain to its start
 
 
 class TranscriptReader:
@@ -61,6 +66,12 @@ class TranscriptReader:
         self.meta_types: dict[str, str] = {}  # agentId -> agentType of its .meta.json
         self.file_agent: str | None = None
         self.file_stem = ""
+        # Claude Code 1.x writes a subagent's lines into the session file (``isSidechain``,
+        # no ``agentId``): each line's parent, and the prompt a sidechain starts with, lead
+        # back to the Task call whose ``prompt`` it is
+        self.parents: dict[str, str | None] = {}  # sidechain line uuid -> parentUuid
+        self.starts: dict[str, str] = {}  # first sidechain line's uuid -> its prompt
+        self.prompts: dict[str, str] = {}  # a launch's prompt -> subagent_type
 
     @staticmethod
     def claims(data: Mapping[str, Any]) -> bool:
@@ -95,6 +106,8 @@ class TranscriptReader:
             return
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
+        if data.get("isSidechain") is True and self.file_agent is None:
+            self._sidechain_line(data, kind, content)
         if not isinstance(content, list):
             return
         for block in content:
@@ -104,6 +117,14 @@ class TranscriptReader:
                 self._tool_use(display, number, data, block)
             elif kind == "user" and block.get("type") == "tool_result":
                 self._tool_result(data, block)
+
+    def _sidechain_line(self, data: Mapping[str, Any], kind: str, content: Any) -> None:
+        uuid, parent = data.get("uuid"), data.get("parentUuid")
+        if not isinstance(uuid, str):
+            return
+        self.parents[uuid] = parent if isinstance(parent, str) else None
+        if kind == "user" and parent is None:
+            self.starts[uuid] = _text_of(content).strip()
 
     def _agent_of(self, data: Mapping[str, Any]) -> str | None:
         if self.file_agent is not None:
@@ -129,11 +150,14 @@ class TranscriptReader:
         if name in _LAUNCHERS and use_id is not None and isinstance(args.get("subagent_type"),
                                                                     str):
             self.launches[use_id] = args["subagent_type"]
+            if isinstance(args.get("prompt"), str):
+                self.prompts.setdefault(args["prompt"].strip(), args["subagent_type"])
         session = data.get("sessionId")
         session = session if isinstance(session, str) and session else self.file_stem
         cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
+        uuid = data.get("uuid") if isinstance(data.get("uuid"), str) else None
         self.calls.append(_ClaudeCall(data.get("timestamp"), session, self._agent_of(data),
-                                      name, args, use_id, f"{display}:{number}", cwd))
+                                      name, args, use_id, f"{display}:{number}", cwd, uuid))
 
     def _tool_result(self, data: Mapping[str, Any], block: Mapping[str, Any]) -> None:
         use_id = block.get("tool_use_id")
@@ -157,7 +181,11 @@ class TranscriptReader:
                 agent = None
                 session = call.session
             elif agent_id == "":
-                agent, session = "sidechain", f"{call.session}/sidechain"
+                start = self._start_of(call.uuid)
+                kind = self.prompts.get(self.starts.get(start, "")) if start else None
+                agent = kind or "sidechain"
+                session = (f"{call.session}/sidechain-{start}" if kind and start
+                           else f"{call.session}/sidechain")
             else:
                 agent = (self.agent_types.get(agent_id) or self.meta_types.get(agent_id)
                          or f"agent-{agent_id}")
@@ -166,6 +194,17 @@ class TranscriptReader:
             self.log.add(time=call.time, session=session, agent=agent, tool=call.tool,
                          args=call.args, observed=observed, cwd=call.cwd, source=call.source)
         self.calls.clear()
+
+    def _start_of(self, uuid: str | None) -> str | None:
+        """The first line of the inline sidechain ``uuid`` belongs to (1.x transcripts)."""
+        seen: set[str] = set()
+        while uuid is not None and uuid in self.parents and uuid not in seen:
+            seen.add(uuid)
+            parent = self.parents[uuid]
+            if parent is None or parent not in self.parents:
+                return uuid if uuid in self.starts else None
+            uuid = parent
+        return None
 
 
 def _text_of(content: Any) -> str:
