@@ -68,4 +68,5 @@ def main_entry() -> None:
 # Importing a verb module registers it; this order is the order `--help` lists them.
 from . import check, matrix, explain, why, replay, diff, lock  # noqa: E402, F401
 from . import test  # noqa: E402, F401
+from . import lint  # noqa: E402, F401
 # isort: on

@@ -239,6 +239,17 @@ class Project(Policy):
 
         return run_tests(self, path).results
 
+    def lint(self) -> pd.DataFrame:
+        """Static rule analysis: per permission rule, status ``dead`` | ``shadowed`` |
+        ``redundant`` | ``conflict`` | ``ok``, ``by`` (the rule deciding instead), a
+        ``witness`` call and whether ``check_call`` confirms it (``verified``); shell-command
+        patterns and path globs are compared exactly, as automata
+        (:mod:`toolkit.analysis.lint`).
+        """
+        from ..analysis.lint import lint
+
+        return lint(self)
+
     def __enter__(self) -> Project:
         return self
 

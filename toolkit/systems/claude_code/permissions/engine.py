@@ -11,6 +11,7 @@ whose calls depend on their arguments (``conditional``).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,18 @@ from ...base.engine import conditional, conditional_verdict
 from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
 from .evaluate import CallContext, RuleSet, check_call, context_for
-from .rules import EDIT_TOOLS, READ_TOOLS, SHELL_TOOLS, PermissionRule, call_arguments
+from .rules import (
+    EDIT_TOOLS,
+    READ_TOOLS,
+    SHELL_TOOLS,
+    PermissionRule,
+    _anchored,
+    _command_regex,
+    _domain_regex,
+    _glob,
+    call_arguments,
+    canonical_tool,
+)
 from .settings import McpApproval, Settings, project_settings
 
 if TYPE_CHECKING:
@@ -147,6 +159,32 @@ class ClaudePermissions:
                    "warnings"]
         return pd.DataFrame(rows, columns=columns).astype({"line": "Int64"})
 
+    def rule_languages(self, tools: Iterable[str], servers: Iterable[str] = ()
+                       ) -> list[dict[str, Any]]:
+        """Each settings rule as regular languages, for static analysis (``proj.lint()``).
+
+        One dict per rule in layer order: ``rule`` (the toolkit ``Rule``), ``kind``,
+        ``order``, ``channels`` and ``note``. A channel is one tool of ``tools`` (the pool,
+        canonical names) whose calls the rule is consulted on, as ``check_call`` consults
+        it: ``tool``; ``field``, the argument the language reads (None: every call of the
+        tool); ``regex``, a Python regex its value must match in full; ``universe``, the
+        values the field can take once ``check_call`` has normalised them (None: any
+        string); ``suffixes``: the rule also matches a value ``v`` when ``v + suffix`` is in
+        the language (a Grep / Glob search root under a Read deny). No channel: ``dead``
+        says why the rule can match no call; ``note`` (and no channels, no ``dead``): the
+        rule is not analysed (say, a form ``check_call`` does not consult).
+        """
+        pool = {canonical_tool(t) for t in tools}
+        configured = tuple(f"mcp__{s}__" for s in servers)
+        candidates = set(pool)
+        for rule in self.settings.rules:  # tools of a configured server not connected yet
+            if rule.form == "tool" and rule.tool.startswith(configured):
+                candidates.add(rule.tool)
+            elif rule.form == "mcp-server" and (rule.tool + "__").startswith(configured):
+                candidates.add(rule.tool + "__*")  # stands for the server's unknown tools
+        return [_languages(rule, order, candidates, self.settings.root)
+                for order, rule in enumerate(self.settings.rules)]
+
     def approvals(self, servers: Mapping[str, ServerConfig]) -> list[McpApproval]:
         """``.mcp.json`` servers: approved, rejected or pending."""
         return self.settings.approvals(servers)
@@ -239,3 +277,115 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
 def empty_engine(root: str) -> ClaudePermissions:
     """Claude Code's engine with no settings at all (a what-if about any project)."""
     return ClaudePermissions(Settings(root, None, Layers(), ()))
+
+
+# -- rule_languages: each rule as regular languages (static analysis) ------------------------
+
+#: An absolute path as check_call sees it once normalised: "/" then non-empty segments, none
+#: of them "." or "..".
+_SEGMENT = r"(?:[^/\n.][^/\n]*|\.[^/\n.][^/\n]*|\.\.[^/\n]+)"
+_PATH_UNIVERSE = rf"/(?:{_SEGMENT}/)*{_SEGMENT}"
+#: WebFetch urls are analysed as https://<host>/ (a rule reads only the host).
+_URL_UNIVERSE = r"https://[a-z0-9-]+(?:\.[a-z0-9-]+)*/"
+_AGENT_UNIVERSE = r"[A-Za-z0-9_:.-]+"
+
+
+def _channel(tool: str, field: str | None = None, regex: str | None = None,
+             universe: str | None = None, suffixes: tuple[str, ...] = ("",)) -> dict[str, Any]:
+    return {"tool": tool, "field": field, "regex": regex, "universe": universe,
+            "suffixes": suffixes}
+
+
+def _languages(rule: PermissionRule, order: int, pool: set[str], root: str) -> dict[str, Any]:
+    """One rule's channels (see ``ClaudePermissions.rule_languages``)."""
+    out: dict[str, Any] = {"rule": rule.rule, "kind": rule.kind, "order": order,
+                           "channels": [], "dead": None, "note": None}
+    if rule.skipped is not None:
+        out["dead"] = f"Claude Code skips it: {rule.skipped}"
+        return out
+    if rule.form in ("tool", "name-glob", "mcp-server"):
+        out["channels"] = [_channel(t) for t in sorted(pool) if rule.names(t)]
+        if not out["channels"]:
+            out["dead"] = (f"no tool of the pool is {rule.tool}" + (
+                " (its MCP server is not configured)" if rule.tool.startswith("mcp__") else ""))
+        return out
+    out["channels"], out["note"] = _argument_channels(rule, pool, root)
+    if not out["channels"] and out["note"] is None:
+        out["dead"] = f"no tool of the pool is consulted for {rule.tool}(...) rules"
+    return out
+
+
+def _argument_channels(rule: PermissionRule, pool: set[str], root: str
+                       ) -> tuple[list[dict[str, Any]], str | None]:
+    """The channels of a rule with a specifier, or a note saying why it is not analysed."""
+    spec = str(rule.spec)
+    if rule.form == "param":
+        name, _, value = spec.partition(":")
+        return ([_channel(rule.tool, f"param:{name.strip()}", _glob(value.strip()).pattern)]
+                if rule.tool in pool else []), None
+    if rule.form == "command":
+        if rule.tool not in ("Bash", "Skill"):
+            return [], f"check_call does not consult {rule.tool}(...) command rules"
+        regex = "(?s)" + _command_regex(spec, False).pattern
+        tools = SHELL_TOOLS if rule.tool == "Bash" else ("Skill",)
+        field = "command" if rule.tool == "Bash" else "skill"
+        return [_channel(t, field, regex) for t in tools if t in pool], None
+    if rule.form == "path":
+        path = _path_regex(rule, root)
+        if path is None:
+            return [], "a negated path pattern is not analysed"
+        return _path_channels(rule, path, pool), None
+    if rule.form == "domain" and "WebFetch" in pool:
+        host = _domain_regex(spec).pattern
+        return [_channel("WebFetch", "url", f"https://(?:{host})/", _URL_UNIVERSE)], None
+    if rule.form == "agent" and "Agent" in pool:
+        types = "|".join(_glob(t.strip()).pattern for t in spec.split(","))
+        return [_channel("Agent", "subagent_type", f"(?s)(?:{types})", _AGENT_UNIVERSE)], None
+    return [], None
+
+
+def _path_channels(rule: PermissionRule, regex: str, pool: set[str]) -> list[dict[str, Any]]:
+    """permissions#read-and-edit as check_call applies it: Read rules on the read tools (a
+    search root under a deny / ask also when something under it matches) and, for deny,
+    on Edit and Write; Edit rules on the edit tools, and an Edit allow also grants reading."""
+    out = []
+    for tool in READ_TOOLS:
+        if tool not in pool or (rule.tool == "Edit" and rule.kind != "allow"):
+            continue
+        searched = tool != "Read" and rule.tool == "Read" and rule.kind != "allow"
+        field = "file_path" if tool == "Read" else "path"
+        out.append(_channel(tool, field, regex, _PATH_UNIVERSE,
+                            ("", "/-") if searched else ("",)))
+    for tool in EDIT_TOOLS:
+        if tool not in pool:
+            continue
+        if rule.tool == "Edit" or (rule.kind == "deny" and tool != "NotebookEdit"):
+            out.append(_channel(tool, "file_path", regex, _PATH_UNIVERSE))
+    return out
+
+
+def _path_regex(rule: PermissionRule, root: str) -> str | None:
+    """A path rule as one regex over absolute paths (relative patterns from ``root``): the
+    anchored folder, then the gitignore pattern's own regex (pathspec's, read with
+    ``re.match``: a prefix, so it is closed under what follows)."""
+    import pathspec
+
+    if rule.anchors is None:
+        return None
+    anchored = _anchored(str(rule.spec), rule.kind, rule.anchors, root)
+    found = pathspec.GitIgnoreSpec.from_lines([anchored.pattern]).patterns[0]
+    if not found.include or found.regex is None:
+        return None
+    body = str(found.regex.pattern)
+    body = body[1:] if body.startswith("^") else body
+    ends = "(?:(?P<ps_d>/)|$)"
+    if body.endswith(ends):
+        body = body[: -len(ends)] + "(?:/[\\s\\S]*)?"
+    elif body.endswith("(?P<ps_d>/)"):
+        body = body[: -len("(?P<ps_d>/)")] + "/[\\s\\S]*"
+    elif "$" not in body:
+        body += "[\\s\\S]*"
+    else:
+        return None
+    base = "" if anchored.root == "/" else re.escape(anchored.root.rstrip("/"))
+    return f"{base}/(?:{body})"

@@ -1,0 +1,432 @@
+"""Static rule analysis (SPEC section 14, issue 24 item 2): ``proj.lint()``.
+
+Every permission rule gets one status, decided from the rules alone (no call is sampled):
+
+``dead``      it can match no call: no tool of the pool is the one it names (a misspelt
+              tool, an MCP server that is not configured) or the runtime skips it.
+``shadowed``  every call it matches is decided first by a stronger rule (deny beats ask
+              beats allow, whatever the order), or it repeats an earlier rule of its kind
+              (the same language: the earlier one always decides first).
+``redundant`` removing it changes no effect: what it matches and no stronger rule takes,
+              other rules of its kind match too (an allow inside a broader allow).
+``conflict``  an allow rule that a deny or ask rule overlaps without covering it: the
+              witness is a call both match, decided by the stronger rule.
+``ok``        none of these.
+
+Statuses are given greedily in reverse layer order, so that removing every rule marked
+``shadowed`` or ``redundant`` together changes no decision's effect (of two duplicates the
+later one goes).
+
+How it is exact. The engine describes each rule (``engine.rule_languages(tools,
+servers)``, an optional method; Claude Code's is in its package) as *channels*: a tool the
+rule is consulted on, the argument it reads and a regular expression over that argument's
+value (a shell-command pattern, a gitignore glob turned into a path regex, a domain, a
+subagent type), or the whole tool. Inclusion, intersection and emptiness of these regular
+languages are decided on finite automata (``interegular``), so ``shadowed``, ``redundant``
+and ``conflict`` are proofs over the languages, and each witness is a shortest string of
+the right difference or intersection (a readable one when there is one: words of
+``[A-Za-z0-9._/:=@+,~-]`` separated by single spaces). Each witness is then run through
+``proj.check_call``; ``verified`` says whether the rule named in ``by`` (or the rule itself
+for a redundant one) really decided it.
+
+What is not exact: the languages are those of the rule patterns over one argument's text;
+what the engine does before matching (Claude Code's splitting of compound commands,
+stripping of wrappers such as ``timeout``, symlink resolution, Read / Edit rules meeting
+the paths of ``cat`` or ``sed`` inside Bash) is not modelled, so a witness can fail to
+verify (``verified`` False) and a rule that only such steps make matter reads as it would
+without them. Rules of different arguments (a ``Bash(timeout:*)`` parameter rule and a
+command pattern) are compared only with whole-tool rules and rules of the same argument.
+A subagent's own front-matter rules are not linted (settings rules only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..core.models import Rule
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..policy import Policy
+
+__all__ = ["LINT_COLUMNS", "STATUSES", "lint", "lint_findings"]
+
+STATUSES = ("dead", "shadowed", "redundant", "conflict", "ok")
+LINT_COLUMNS = ("runtime", "rule", "kind", "layer", "file", "line", "status", "by", "by_where",
+                "witness", "verified", "note")
+_RANK = {"deny": 2, "ask": 1, "allow": 0}
+_EFFECT = {"deny": ("explicit-deny",), "ask": ("ask",), "allow": ("allow",)}
+#: Readable witnesses, most readable first: words separated by single spaces.
+_NICE = tuple(rf"{w}(?: {w})*" for w in (r"[a-z/]+", r"[a-z0-9/._-]+", r"[A-Za-z0-9._/:=@+,~-]+"))
+_FILLERS = "xyzqjkwvAB0123456789"
+
+
+# -- automata ----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=8192)
+def _fsm(regex: str) -> Any:
+    from interegular import parse_pattern
+
+    return parse_pattern(regex).to_fsm()
+
+
+def _quotient(fsm: Any, suffixes: Sequence[str]) -> Any:
+    """The values ``v`` with ``v + s`` in ``fsm``'s language for some ``s`` of ``suffixes``
+    (a right quotient: the same automaton, more final states)."""
+    if tuple(suffixes) == ("",):
+        return fsm
+    from interegular.fsm import FSM, anything_else
+
+    finals = set(fsm.finals)
+    for state in fsm.states:
+        for suffix in suffixes:
+            at = state
+            for char in suffix:
+                key = fsm.alphabet[char] if char in fsm.alphabet else fsm.alphabet[anything_else]
+                at = fsm.map.get(at, {}).get(key)
+                if at is None:
+                    break
+            if at is not None and at in fsm.finals:
+                finals.add(state)
+    return FSM(alphabet=fsm.alphabet, states=fsm.states, initial=fsm.initial,
+               finals=frozenset(finals), map=fsm.map)
+
+
+def _literal_prefix(regex: str) -> str:
+    """The literal text every string of ``regex`` starts with (conservative: stops at the
+    first construct that is not a plain or escaped punctuation character)."""
+    out = []
+    i = 4 if regex.startswith("(?s)") else 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            out.append(regex[i + 1])
+            i += 2
+            continue
+        if c in ".^$*+?{}[]()|\\":
+            break
+        out.append(c)
+        i += 1
+    # a quantifier after the last literal makes it optional
+    if i < len(regex) and regex[i] in "*?{" and out:
+        out.pop()
+    return "".join(out)
+
+
+def _witness(fsm: Any) -> str | None:
+    """A shortest readable string of ``fsm``'s language, else a shortest one; None if empty."""
+    if fsm.empty():
+        return None
+    chosen = fsm
+    for readable in _NICE:
+        nice = fsm.intersection(_fsm(readable))
+        if not nice.empty():
+            chosen = nice
+            break
+    from interegular.fsm import anything_else
+
+    letters = next(iter(chosen.strings()))
+    filler = next((c for c in _FILLERS if c not in chosen.alphabet), "\x00")
+    return "".join(filler if c is anything_else else str(c) for c in letters)
+
+
+# -- the rules, per channel -------------------------------------------------------------------
+
+@dataclass(eq=False)
+class _Entry:
+    rule: Rule
+    kind: str
+    order: int
+    channels: list[dict[str, Any]]
+    dead: str | None
+    note: str | None
+    languages: dict[int, Any] = field(default_factory=dict)  # channel index -> FSM (or None)
+    status: str = "ok"
+    removed: bool = False
+
+
+@dataclass(eq=False)
+class _Spot:
+    """One entry on one channel: its language (None: every call of the tool)."""
+
+    entry: _Entry
+    channel: dict[str, Any]
+    language: Any
+    prefix: str | None
+
+    @property
+    def field(self) -> str | None:
+        name: str | None = self.channel["field"]
+        return name
+
+
+def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
+    regex, universe = channel.get("regex"), channel.get("universe")
+    if regex is None:
+        return _Spot(entry, channel, None, None)
+    language = _quotient(_fsm(regex), channel.get("suffixes") or ("",))
+    if universe is not None:
+        language = language.intersection(_fsm(universe))
+    prefix = _literal_prefix(regex) if tuple(channel.get("suffixes") or ("",)) == ("",) else ""
+    return _Spot(entry, channel, language, prefix)
+
+
+def _compatible(a: _Spot, b: _Spot) -> bool:
+    """Whether two spots can share a call (fields, then literal prefixes, then automata)."""
+    if a.field is None or b.field is None:
+        return True
+    if a.field != b.field:
+        return False
+    if a.prefix is not None and b.prefix is not None and not (
+            a.prefix.startswith(b.prefix) or b.prefix.startswith(a.prefix)):
+        return False
+    # (interegular's isdisjoint takes state 0 for no state: intersect instead)
+    return not a.language.intersection(b.language).empty()
+
+
+def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
+    """What of ``spot``'s language no spot of ``others`` covers: an FSM, None when all is
+    covered, ``...`` when ``spot`` is a whole tool no whole-tool spot covers."""
+    others = [o for o in others if _compatible(spot, o)]
+    if any(o.language is None for o in others):
+        return None
+    if spot.language is None:
+        return ...
+    rest = spot.language
+    for other in others:
+        if other.field != spot.field:
+            continue
+        rest = rest.difference(other.language)
+        if rest.empty():
+            return None
+    return rest
+
+
+def _decider(spots: Sequence[_Spot], at: _Spot, value: str | None, skip: _Entry | None = None
+             ) -> _Entry | None:
+    """The rule deciding a call whose ``at.field`` has ``value`` (None: a call the field rules
+    do not match): the first deny in layer order, else the first ask, else the first allow."""
+    matching = [s.entry for s in spots if s.entry is not skip and not s.entry.removed and (
+        s.language is None or (value is not None and s.field == at.field
+                               and s.language.accepts(value)))]
+    if not matching:
+        return None
+    return min(matching, key=lambda e: (-_RANK[e.kind], e.order))
+
+
+@dataclass
+class _Finding:
+    status: str
+    by: _Entry | None = None
+    witness: dict[str, Any] | None = None
+    note: str = ""
+    check: tuple[str, ...] = ()  # the effects the witness must have
+
+
+def _call(channel: dict[str, Any], value: str | None) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    name = channel["field"]
+    if name is not None and value is not None:
+        args[name.removeprefix("param:")] = value
+    return {"tool": channel["tool"], "args": args}
+
+
+def _analyse(entries: list[_Entry]) -> dict[int, _Finding]:
+    by_tool: dict[str, list[_Spot]] = {}
+    spots: dict[int, list[_Spot]] = {}
+    for entry in entries:
+        for channel in entry.channels:
+            spot = _spot(entry, channel)
+            by_tool.setdefault(channel["tool"], []).append(spot)
+            spots.setdefault(id(entry), []).append(spot)
+    findings: dict[int, _Finding] = {}
+    for entry in sorted(entries, key=lambda e: -e.order):  # later rules go first
+        if entry.dead is not None:
+            findings[id(entry)] = _Finding("dead", note=entry.dead)
+            entry.removed = True
+            continue
+        mine = spots.get(id(entry), [])
+        if not mine:
+            findings[id(entry)] = _Finding("ok", note=f"not analysed: {entry.note}"
+                                           if entry.note else "not analysed")
+            continue
+        finding = _one(entry, mine, by_tool)
+        findings[id(entry)] = finding
+        if finding.status in ("shadowed", "redundant"):
+            entry.removed = True
+    return findings
+
+
+def _one(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]) -> _Finding:
+    rank = _RANK[entry.kind]
+    left = [(spot, _left(spot, [o for o in by_tool[spot.channel["tool"]]
+                                if _RANK[o.entry.kind] > rank and not o.entry.removed]))
+            for spot in mine]
+    if all(rest is None for _, rest in left):
+        spot = mine[0]
+        value = _witness(spot.language) if spot.language is not None else None
+        by = _decider(by_tool[spot.channel["tool"]], spot, value, skip=entry)
+        kinds = "deny" if by is not None and by.kind == "deny" else "deny or ask"
+        return _Finding("shadowed", by, _call(spot.channel, value),
+                        f"every call it matches is decided first by a {kinds} rule",
+                        _EFFECT[by.kind] if by is not None else ())
+    duplicate = _duplicate(entry, mine, by_tool)
+    if duplicate is not None:
+        value = _witness(mine[0].language) if mine[0].language is not None else None
+        return _Finding("shadowed", duplicate, _call(mine[0].channel, value),
+                        f"repeats {duplicate.rule.text} ({_where(duplicate.rule)}), which is "
+                        "met first", _EFFECT[entry.kind])
+    return _redundant(entry, left, by_tool) or (
+        _conflict(entry, mine, by_tool) if entry.kind == "allow" else None) or _Finding("ok")
+
+
+def _redundant(entry: _Entry, left: list[tuple[_Spot, Any]],
+               by_tool: Mapping[str, list[_Spot]]) -> _Finding | None:
+    """Whether what no stronger rule takes, other rules of its kind match (on every channel)."""
+    witness: tuple[_Spot, str | None] | None = None
+    for spot, rest in left:
+        if rest is None:
+            continue
+        same = [o for o in by_tool[spot.channel["tool"]] if o.entry.kind == entry.kind
+                and o.entry is not entry and not o.entry.removed]
+        remaining = None if rest is ... else rest
+        if _left(_Spot(entry, spot.channel, remaining, spot.prefix), same) is not None:
+            return None
+        if witness is None:
+            witness = (spot, _witness(remaining) if remaining is not None else None)
+    if witness is None:
+        return None
+    spot, value = witness
+    by = _decider(by_tool[spot.channel["tool"]], spot, value, skip=entry)
+    return _Finding("redundant", by, _call(spot.channel, value),
+                    "removing it changes no effect: other rules of its kind match every call "
+                    "it decides", _EFFECT[entry.kind])
+
+
+def _conflict(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]
+              ) -> _Finding | None:
+    """An allow rule a deny or ask rule overlaps: a call both match, decided by the latter."""
+    for spot in mine:
+        peers = by_tool[spot.channel["tool"]]
+        for other in peers:
+            if other.entry.kind == "allow" or other.entry.removed or other.field != spot.field \
+                    or not _compatible(spot, other):
+                continue
+            value = _witness(spot.language.intersection(other.language))
+            by = _decider(peers, spot, value, skip=entry)
+            winner = by or other.entry
+            return _Finding("conflict", by, _call(spot.channel, value),
+                            f"overlaps the {winner.kind} rule {winner.rule.text} "
+                            f"({_where(winner.rule)}), which wins where both match",
+                            _EFFECT[winner.kind])
+    return None
+
+
+def _duplicate(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]
+               ) -> _Entry | None:
+    """An earlier rule of the same kind with the same language on every channel."""
+    candidates: dict[int, _Entry] | None = None
+    for spot in mine:
+        found: dict[int, _Entry] = {}
+        for other in by_tool[spot.channel["tool"]]:
+            o = other.entry
+            if o is entry or o.kind != entry.kind or o.order > entry.order or o.removed:
+                continue
+            if other.field != spot.field:
+                continue
+            if (spot.language is None and other.language is None) or (
+                    spot.language is not None and other.language is not None
+                    and spot.language.equivalent(other.language)):
+                found[id(o)] = o
+        candidates = found if candidates is None else {k: v for k, v in candidates.items()
+                                                       if k in found}
+        if not candidates:
+            return None
+    if not candidates:
+        return None
+    return min(candidates.values(), key=lambda e: e.order)
+
+
+def _where(rule: Rule) -> str:
+    return rule.where if rule.file is not None else ""
+
+
+# -- the table -------------------------------------------------------------------------------
+
+def lint_findings(proj: Policy) -> list[dict[str, Any]]:
+    """Every settings rule of every engine that can describe its rules as languages, with
+    its status, the rule deciding instead (``by``), a witness call and whether
+    ``check_call`` confirms it (``verified``)."""
+    rows: list[dict[str, Any]] = []
+    tools = list(proj.tools)
+    servers = list(proj.server_configs)
+    for runtime, engine in proj.engines.items():
+        describe = getattr(engine, "rule_languages", None)
+        if not callable(describe):
+            continue
+        entries = [_Entry(d["rule"], d["kind"], d["order"], list(d["channels"]), d.get("dead"),
+                          d.get("note")) for d in describe(tools, servers)]
+        findings = _analyse(entries)
+        for entry in entries:
+            finding = findings[id(entry)]
+            rows.append(_row(proj, runtime, entry, finding))
+    return rows
+
+
+def _row(proj: Policy, runtime: str, entry: _Entry, finding: _Finding) -> dict[str, Any]:
+    rule = entry.rule
+    by = finding.by.rule if finding.by is not None else None
+    verified = None
+    if finding.witness is not None and finding.status != "dead":
+        verified = _verify(proj, runtime, finding, by if finding.status != "redundant"
+                           else None, rule)
+    return {"runtime": runtime, "rule": rule.text, "kind": rule.kind, "layer": rule.layer,
+            "file": rule.file, "line": rule.line, "status": finding.status,
+            "by": by.text if by is not None else None,
+            "by_where": _where(by) if by is not None else None,
+            "witness": finding.witness, "verified": verified, "note": finding.note}
+
+
+def _same(a: Rule, b: Rule) -> bool:
+    return (a.file, a.line, a.kind, a.text) == (b.file, b.line, b.kind, b.text)
+
+
+def _verify(proj: Policy, runtime: str, finding: _Finding, by: Rule | None, rule: Rule
+            ) -> bool:
+    """Whether ``check_call`` decides the witness as the finding says: by ``by`` (shadowed,
+    conflict) or, for a redundant rule, by it or the rule named with the same effect."""
+    witness = finding.witness or {}
+    try:
+        d = proj.check_call(witness["tool"], witness["args"], runtime=runtime)
+    except (ValueError, TypeError):
+        return False
+    deciders = [d.rule, *(p.rule for p in d.parts)]
+    if d.effect.value not in finding.check:
+        return False
+    if by is not None:
+        return any(_same(r, by) for r in deciders)
+    named = finding.by.rule if finding.by is not None else None
+    return any(_same(r, rule) or (named is not None and _same(r, named)) for r in deciders)
+
+
+def lint(proj: Policy) -> pd.DataFrame:
+    """``proj.lint()``: one row per rule (see the module docstring)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(lint_findings(proj), columns=list(LINT_COLUMNS))
+    return frame.astype({"line": "Int64"})
+
+
+def describe_witness(witness: Mapping[str, Any] | None) -> str:
+    """``Bash 'git push'`` — a witness call on one line."""
+    if not witness:
+        return ""
+    args = witness.get("args") or {}
+    if len(args) == 1:
+        return f"{witness['tool']} {next(iter(args.values()))!r}"
+    return f"{witness['tool']} {dict(args)!r}" if args else str(witness["tool"])
+
