@@ -49,3 +49,22 @@ def test_magic_why_needs_a_project(ip: TestingShell) -> None:
         ip.run_cell("%tk why Bash ls")
 
 
+
+
+def test_magic_why_blames_an_unknown_tool_not_the_arguments(ip: TestingShell) -> None:
+    """Issue 23 item 11: ``%tk why Bsh 'ls'`` blamed the argument format."""
+    ip.run_cell(f"%tk load {PROJECT} --no-home --managed {DATA / 'managed'}")
+    with pytest.raises(UsageError, match=r"^%tk why: unknown tool 'Bsh' \(did you mean Bash\?\)$"):
+        ip.run_cell("%tk why Bsh 'ls'")
+    with pytest.raises(UsageError, match=r"unknown tool 'Zzzz' \(not in the project's pool, "
+                                         r"not a tool the runtime knows\); a what-if"):
+        ip.run_cell("%tk why Zzzz 'ls'")
+    # any name is a what-if when its arguments can be read: no unknown-tool error then
+    assert ip.run_cell("d = %tk why Bsh '{\"command\": \"ls\"}'").success
+    # a tool the runtime knows but the pool lacks (or a pool tool) keeps the format message
+    with pytest.raises(UsageError, match="give TodoWrite's arguments as a JSON object"):
+        ip.run_cell("%tk why TodoWrite 'x'")
+    # Bash without a command is a usage error, not a decision about an empty command
+    with pytest.raises(UsageError, match=r"%tk why Bash: give its command, e.g. "
+                                         r"%tk why Bash 'git status'"):
+        ip.run_cell("%tk why Bash")

@@ -33,6 +33,10 @@ def usage() -> str:
     return f"usage: %tk {lines};{cells} %tk SUBCOMMAND --help for details"
 
 
+#: What asks ``%tk`` itself for help.
+HELP_FLAGS = ("-h", "--help", "help")
+
+
 def one_line(exc: BaseException) -> str:
     """An error's message on one line (a DefinitionError may list several problems)."""
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
@@ -95,6 +99,9 @@ class ToolkitMagics(Magics, Configurable):
     def tk(self, line: str, cell: str | None = None) -> Any:
         """%tk SUBCOMMAND ...: load, tabulate, explain, connect, start, call, spawn, audit."""
         name, _, rest = line.strip().partition(" ")
+        if name in HELP_FLAGS and cell is None:  # asked for: help, not an error
+            print(usage())
+            return None
         command = self._subcommand(name, cell)
         try:
             return command.run(self, rest.strip(), cell)
@@ -106,7 +113,7 @@ class ToolkitMagics(Magics, Configurable):
     @staticmethod
     def _subcommand(name: str, cell: str | None) -> Subcommand:
         """The registered subcommand ``name``; a usage error if none, or if line/cell is wrong."""
-        if not name or name in ("-h", "--help", "help"):
+        if not name or name in HELP_FLAGS:
             raise UsageError(usage())
         command = SUBCOMMANDS.get(name)
         if command is None:

@@ -51,9 +51,12 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Resolution:
 
 
 def _hinted(project: Project, definition: AgentDefinition, problem: Problem) -> Problem:
-    """``problem`` with the nearest tool names when it is about a tool name the cell wrote."""
+    """``problem`` in the magic's words, with the nearest tool names when it is about a tool
+    name the cell wrote."""
     rules = (*(definition.allow or ()), *definition.deny, *definition.ask)
     names = [str(r.pattern) for r in rules if r.line == problem.line and r.pattern
              and f"tool {r.pattern!r}" in problem.message]
     hint = nearest_names(names[0], project.tools) if names else ""
-    return dataclasses.replace(problem, message=problem.message + hint) if hint else problem
+    # the Python spelling of the flag (add_agent's replace=True) is the magic's --replace
+    message = problem.message.replace("pass replace=True", "use %%tk agent --replace")
+    return dataclasses.replace(problem, message=message + hint)

@@ -5,6 +5,7 @@ The widget with an agent picker and "new access only" is ``toolkit.notebook.Diff
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
@@ -36,6 +37,10 @@ def run(magics: MagicState, rest: str, cell: str | None) -> PolicyDiff:
     args = PARSER.parse(rest)
     if (args.old is None) == (args.git is None):
         raise UsageError("%tk diff: give OLD (a project folder) or --git REV, not both")
+    missing = [p for p in (args.old, args.new) if p is not None and not Path(p).exists()]
+    if args.git is None and missing:  # name every one, not the first load that fails
+        raise UsageError(f"%tk diff: no such file or folder: {', '.join(missing)}; pass project "
+                         "folders or definition files")
     new = load(args.new) if args.new is not None else magics.require_project()
     if args.git is not None:
         from ...runtime.gitrev import at_revision
