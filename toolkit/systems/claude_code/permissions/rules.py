@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -115,6 +115,9 @@ class PermissionRule:
     skipped: str | None = None  # why Claude Code would not use it (a startup warning)
     warning: str | None = None  # used, but worth a warning (an unknown tool name, say)
     _compiled: Any = field(default=None, compare=False, repr=False)
+    #: the rule exactly as the file writes it, when that differs from ``rule.text``
+    #: (``Bash(echo \\(x\\))``: escaped parentheses)
+    written: str | None = field(default=None, compare=False)
 
     @property
     def kind(self) -> str:
@@ -124,7 +127,7 @@ class PermissionRule:
     @property
     def text(self) -> str:
         """The rule as written."""
-        return self.rule.text
+        return self.written or self.rule.text
 
     @property
     def spec(self) -> str | None:
@@ -252,7 +255,19 @@ def split_rule(text: str) -> tuple[str, str | None] | None:
 def parse_rule(text: object, kind: Kind, *, layer: str | None = None, file: str | None = None,
                line: int | None = None, anchors: Anchors | None = None,
                agent: str | None = None) -> PermissionRule:
-    """Parse one rule string; a rule Claude Code skips comes back with ``skipped`` set."""
+    """Parse one rule string; a rule Claude Code skips comes back with ``skipped`` set.
+    ``text`` of the result is the rule as written (escapes kept)."""
+    parsed = _parse_rule(text, kind, layer=layer, file=file, line=line, anchors=anchors,
+                         agent=agent)
+    shown = text.strip() if isinstance(text, str) else None
+    if shown is not None and shown != parsed.text:
+        return replace(parsed, written=shown)
+    return parsed
+
+
+def _parse_rule(text: object, kind: Kind, *, layer: str | None, file: str | None,
+                line: int | None, anchors: Anchors | None, agent: str | None
+                ) -> PermissionRule:
     split = split_rule(text) if isinstance(text, str) else None
     if split is None:
         rule = Rule(kind=kind, pattern=str(text), layer=layer, file=file, line=line, agent=agent)
@@ -339,6 +354,10 @@ def _param(rule: Rule, tool: str, spec: str, anchors: Anchors | None) -> Permiss
         return None
     if fields is not None and name not in fields:
         return None  # Bash(git:*): a command, not a parameter
+    if value == "*" and "command" in (fields or ()):
+        # Bash(timeout:*): the legacy prefix syntax, which Claude Code reads first and writes
+        # itself when a user approves a command ("timeout ..."): a command prefix
+        return None
     if fields is None and tool in _SPEC_FORMS:
         return None  # Read(c:/x) and the like: the tool's own specifier
     if PRIMARY_FIELDS.get(tool) == name:
@@ -377,14 +396,16 @@ def _glob(pattern: str) -> re.Pattern[str]:
 @lru_cache(maxsize=4096)
 def _command_regex(spec: str, ignore_case: bool) -> re.Pattern[str]:
     """permissions#bash: ``*`` matches any run of characters, spaces included; a trailing
-    `` *`` also matches the bare command (a word boundary: ``ls *`` is not ``lsof``); a
+    `` *`` that is the rule's only wildcard also matches the bare command (a word boundary:
+    ``ls *`` is not ``lsof``); a
     trailing ``:*`` is the same as `` *``; no ``*`` means the exact command."""
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
     flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
-    if spec.endswith(" *"):
-        head = ".*".join(re.escape(p) for p in spec[:-2].split("*"))
-        return re.compile(f"{head}(?: .*)?", flags)
+    if spec.endswith(" *") and "*" not in spec[:-2]:
+        # "only when the trailing * is the rule's only wildcard: Bash(* --help *) matches
+        # npm --help x but not npm --help" (permissions#bash)
+        return re.compile(f"{re.escape(spec[:-2])}(?: .*)?", flags)
     return re.compile(".*".join(re.escape(p) for p in spec.split("*")), flags)
 
 
