@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 
 import toolkit as tk
+from tests.support.caches import clear_caches
 from tests.support.claude import permissions
 from toolkit.systems.base.shell import parse
 from toolkit.systems.claude_code.permissions.bash import (
@@ -21,6 +22,13 @@ from toolkit.systems.claude_code.permissions.bash import (
     read_only,
     touched_paths,
 )
+
+
+@pytest.fixture(autouse=True)
+def _uncached() -> None:
+    """Each test runs the code under the caches (see tests/support/caches.py)."""
+    clear_caches()
+
 
 Make = Callable[..., tk.Project]
 

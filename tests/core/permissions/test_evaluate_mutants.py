@@ -17,8 +17,16 @@ import pytest
 
 import toolkit as tk
 from tests.core.permissions.test_subagents import FILE, agent
+from tests.support.caches import clear_caches
 from tests.support.claude import permissions
 from toolkit.systems.claude_code.permissions.evaluate import RuleSet, context_for
+
+
+@pytest.fixture(autouse=True)
+def _uncached() -> None:
+    """Each test runs the code under the caches (see tests/support/caches.py)."""
+    clear_caches()
+
 
 Make = Callable[..., tk.Project]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.caches import clear_caches
 from toolkit.systems.claude_code.permissions.rules import (
     Anchors,
     call_arguments,
@@ -17,6 +18,13 @@ from toolkit.systems.claude_code.permissions.rules import (
     parse_rule,
     split_rule,
 )
+
+
+@pytest.fixture(autouse=True)
+def _uncached() -> None:
+    """Each test runs the code under the caches (see tests/support/caches.py)."""
+    clear_caches()
+
 
 # -- "Tool" or "Tool(specifier)" -----------------------------------------------------------------
 

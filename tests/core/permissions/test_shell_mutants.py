@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.caches import clear_caches
 from toolkit.systems.base.shell import MAX_COMMAND_LENGTH, Redirect, SimpleCommand, parse, words
+
+
+@pytest.fixture(autouse=True)
+def _uncached() -> None:
+    """Each test runs the code under the caches (see tests/support/caches.py)."""
+    clear_caches()
 
 
 def only(command: str) -> SimpleCommand:
