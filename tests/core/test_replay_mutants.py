@@ -626,3 +626,29 @@ def test_a_parent_whose_state_at_the_spawn_is_not_logged_counts_in_its_own_state
     rp = tk.replay(tk.load(EXAMPLES / "trustgraph"), log)
     assert rows(rp.calls, ["tool", "state", "effect", "reason"]) == [
         ("graph-update", "analysis", "allow", "allow")]
+
+
+def test_a_single_settings_rule_is_listed(tmp_path: Path) -> None:
+    """A Claude Code project whose settings hold one rule (the deny of curl, line 1) and no
+    subagents: its one row, used by the main conversation's curl."""
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(
+        '{"permissions": {"deny": ["Bash(curl *)"]}}')
+    log = pd.DataFrame({"agent": [None], "tool": ["Bash"],
+                        "args": [{"command": "curl https://example.com"}]})
+    rp = tk.replay(tk.load(tmp_path), log)
+    assert rows(rp.calls, ["effect", "reason", "rule"]) == [
+        ("explicit-deny", "deny-rule", "Bash(curl *)")]
+    assert rows(rp.rules, ["agent", "kind", "rule", "line", "hits", "decisive", "status"]) == [
+        (None, "deny", "Bash(curl *)", 1, 1, 1, "used")]
+
+
+def test_hits_add_up_over_questions_that_differ_by_their_arguments(proj: tk.Project) -> None:
+    """Under the engine each distinct argument set is its own question: b's two reads are two
+    questions; b's read entry let both through and the glob matched both."""
+    log = pd.DataFrame({"agent": ["b", "b"], "tool": ["read", "read"],
+                        "args": [{"n": 1}, {"n": 2}]})
+    rules = tk.replay(proj, log, arguments=True).rules
+    b = rules[rules["agent"] == "b"]
+    assert rows(b, ["rule", "hits", "decisive", "status"]) == [
+        ("read", 2, 2, "used"), ("*", 2, 0, "shadowed")]
