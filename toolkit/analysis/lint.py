@@ -79,15 +79,14 @@ def _quotient(fsm: Any, suffixes: Sequence[str]) -> Any:
     (a right quotient: the same automaton, more final states)."""
     if tuple(suffixes) == ("",):
         return fsm
-    from interegular.fsm import FSM, anything_else
+    from interegular.fsm import FSM
 
     finals = set(fsm.finals)
     for state in fsm.states:
         for suffix in suffixes:
             at = state
             for char in suffix:
-                key = fsm.alphabet[char] if char in fsm.alphabet else fsm.alphabet[anything_else]
-                at = fsm.map.get(at, {}).get(key)
+                at = fsm.map.get(at, {}).get(fsm.alphabet[char])
                 if at is None:
                     break
             if at is not None and at in fsm.finals:
@@ -121,17 +120,47 @@ def _witness(fsm: Any) -> str | None:
     """A shortest readable string of ``fsm``'s language, else a shortest one; None if empty."""
     if fsm.empty():
         return None
-    chosen = fsm
     for readable in _NICE:
         nice = fsm.intersection(_fsm(readable))
         if not nice.empty():
-            chosen = nice
-            break
+            return _shortest(nice)
+    return _shortest(fsm)
+
+
+_PREFERRED = "abcdefghijklmnopqrstuvwxyz0123456789/._- ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _shortest(fsm: Any) -> str | None:
+    """A shortest accepted string: breadth first over the automaton's states (interegular's
+    own ``strings()`` enumerates every string level by level, far too slow here), each
+    transition spelt by its most readable character."""
+    from collections import deque
+
     from interegular.fsm import anything_else
 
-    letters = next(iter(chosen.strings()))
-    filler = next((c for c in _FILLERS if c not in chosen.alphabet), "\x00")
-    return "".join(filler if c is anything_else else str(c) for c in letters)
+    spelling: dict[Any, str] = {}
+    for key, symbols in fsm.alphabet.by_transition.items():
+        chars = [c for c in symbols if c is not anything_else]
+        if chars:
+            spelling[key] = min(chars, key=lambda c: (_PREFERRED.find(c) % 1000
+                                                      if c in _PREFERRED else 1000 + ord(c)))
+        else:
+            spelling[key] = next((c for c in _FILLERS if c not in fsm.alphabet), "\x00")
+    keys = sorted(fsm.alphabet.by_transition, key=lambda k: (
+        _PREFERRED.find(spelling[k]) if spelling[k] in _PREFERRED else 1000 + ord(spelling[k])))
+    seen = {fsm.initial: ""}
+    queue = deque([fsm.initial])
+    while queue:
+        state = queue.popleft()
+        if state in fsm.finals:
+            return seen[state]
+        moves = fsm.map.get(state, {})
+        for key in keys:
+            target = moves.get(key)
+            if target is not None and target not in seen:
+                seen[target] = seen[state] + spelling[key]
+                queue.append(target)
+    return None
 
 
 # -- the rules, per channel -------------------------------------------------------------------
@@ -157,6 +186,7 @@ class _Spot:
     channel: dict[str, Any]
     language: Any
     prefix: str | None
+    key: tuple[Any, ...] = ()  # (regex, universe, suffixes): what _language was built from
 
     @property
     def field(self) -> str | None:
@@ -168,11 +198,15 @@ def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
     regex, universe = channel.get("regex"), channel.get("universe")
     if regex is None:
         return _Spot(entry, channel, None, None)
-    language = _quotient(_fsm(regex), channel.get("suffixes") or ("",))
-    if universe is not None:
-        language = language.intersection(_fsm(universe))
-    prefix = _literal_prefix(regex) if tuple(channel.get("suffixes") or ("",)) == ("",) else ""
-    return _Spot(entry, channel, language, prefix)
+    key = (regex, universe, tuple(channel.get("suffixes") or ("",)))
+    prefix = _literal_prefix(regex) if key[2] == ("",) else ""
+    return _Spot(entry, channel, _language(*key), prefix, key)
+
+
+@lru_cache(maxsize=4096)
+def _language(regex: str, universe: str | None, suffixes: tuple[str, ...]) -> Any:
+    language = _quotient(_fsm(regex), suffixes)
+    return language if universe is None else language.intersection(_fsm(universe))
 
 
 def _compatible(a: _Spot, b: _Spot) -> bool:
@@ -184,8 +218,15 @@ def _compatible(a: _Spot, b: _Spot) -> bool:
     if a.prefix is not None and b.prefix is not None and not (
             a.prefix.startswith(b.prefix) or b.prefix.startswith(a.prefix)):
         return False
+    if not a.key or not b.key:  # a remainder, not a rule's own language
+        return not a.language.intersection(b.language).empty()
+    return _overlap(a.key, b.key)
+
+
+@lru_cache(maxsize=65536)
+def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     # (interegular's isdisjoint takes state 0 for no state: intersect instead)
-    return not a.language.intersection(b.language).empty()
+    return not _language(*a).intersection(_language(*b)).empty()
 
 
 def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
