@@ -39,7 +39,7 @@ from .errors import (
 )
 from .systems import registry
 from .systems.base.system import PermissionEngine
-from .systems.load import Definitions, load_definitions
+from .systems.load import Definitions, load_definitions, nothing_found
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -182,6 +182,9 @@ class Policy:
         self._argument_cache: dict[tuple[str | None, int], dict[str, tuple[Any, ...]]] = {}
         for found in self.engines.values():
             self._problems.update(dict.fromkeys(found.problems))
+        empty = None if self.engines else nothing_found(defs)
+        if empty is not None:  # not silently an empty project: say so, and what is there
+            self._problems[empty] = None
         if self.engine is not None:
             self._reject_mcp_servers(self.engine)
         self.pool = self._build_pool()

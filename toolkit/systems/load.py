@@ -92,6 +92,38 @@ def load_definitions(path: str | os.PathLike[str], *, formats: Registry = FORMAT
     return defs
 
 
+def nothing_found(defs: Definitions) -> Problem | None:
+    """The warning about a project folder that gave nothing at all (no agent, tool, server,
+    rule, group or setting), naming what it holds instead; None when it gave something (a
+    folder of MCP configs or settings alone does). ``Policy`` adds it unless a runtime's
+    permission settings were found for the folder."""
+    root = Path(defs.root)
+    if (defs.agents or defs.tools or defs.servers or defs.group_assignments or defs.aliases
+            or defs.project_deny or defs.project_ask or defs.users or defs.settings
+            or defs.manifest is not None or defs.problems or not root.is_dir()):
+        return None
+    # the file is the folder: "<folder>: no agent or tool definitions found in this folder"
+    return Problem(str(root), None, f"no agent or tool definitions found in this folder; "
+                                    f"{_holds(root)}; toolkit reads agent files, tool "
+                                    "registries, MCP server configs and settings", "warning")
+
+
+def _holds(root: Path) -> str:
+    """What a folder holds, for a warning: ``"it holds 9 .py, 1 .md file(s)"``."""
+    counts: dict[str, int] = {}
+    for _dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for name in filenames:
+            suffix = Path(name).suffix or name
+            counts[suffix] = counts.get(suffix, 0) + 1
+    if not counts:
+        return "it is empty"
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{n} {suffix}" for suffix, n in ranked[:5])
+    more = f" and {len(ranked) - 5} other kind(s)" if len(ranked) > 5 else ""
+    return f"it holds {shown}{more} file(s)"
+
+
 def _source(path: Path, root: Path) -> SourceFile:
     """The file as the format table sees it. Given a system's own folder as the project
     (``repo/.work-agent``), paths are matched as from the folder holding it, so that

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ._parser import MagicParser, configured, positive_seconds, preset_name, words
 from ._registry import MagicState, subcommand
+from ._warnings import warn
 
 if TYPE_CHECKING:
     from ...runtime.project import Project
@@ -49,6 +50,8 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
                    managed=args.managed, cli=flags)
     magics.close()
     magics.project = project
+    if not (project.agents or project.tools or project.server_configs):
+        warn(str(p) for p in project.warnings)  # an empty project says why, not silently
     if connect:
         project.connect(timeout=timeout)
     else:
