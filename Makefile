@@ -33,9 +33,14 @@ browser:
 test: lint browser
 	$(VENV)/bin/pytest
 
+# `make lab LAB_ARGS="--port 8899 --ip 0.0.0.0 --no-browser"` passes JupyterLab's own flags.
+# JupyterLab prints the URL with its token ("http://127.0.0.1:8888/lab?token=..."): open it
+# when no browser starts (a container, a remote machine, --no-browser).
+LAB_ARGS ?=
 lab: $(STAMP)
+	@echo "JupyterLab: open the URL with ?token= it prints below if no browser opens"
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. $(if $(filter 0,$(shell id -u)),--allow-root) \
-		notebooks/01-quickstart.ipynb
+		$(LAB_ARGS) notebooks/01-quickstart.ipynb
 
 # Rebuild the teaching notebooks (outputs-free) from notebooks/_build.py.
 notebooks: $(STAMP)
