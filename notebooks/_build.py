@@ -326,10 +326,13 @@ ReplayExplorer(rp)
 ## Try a fix in a cell
 
 `%%tk agent` defines an agent from the cell body (front matter, then its prompt); re-running
-the cell replaces it. Here: an analyst allowed everything but `reset-workflow`.
+the cell replaces it. Here: an analyst whose allow list is omitted (the trustgraph preset then
+gives every tool of the pool) but for `reset-workflow`, which `disallowedTools` denies. A
+request's groups and workflow state still filter the rest: the cell shows what the analyst
+gets with every group in state `analysis` (`knowledge-query` is not available in that state).
 """),
     py('''
-%%tk agent
+%%tk agent --groups '*' --state analysis
 ---
 name: analyst
 description: ReAct without the admin reset.
@@ -428,6 +431,7 @@ from toolkit.notebook import MatrixExplorer, fleet
 
 root = Path(tempfile.mkdtemp(prefix="toolkit-07-")) / "fleet"
 generate(root, n_agents=200, n_tools=5000)
+(root / "expected.json").unlink()     # the benchmarks' answer key, not part of the project
 proj = tk.load(root)
 proj                                 # counts and the first names, not 5,200 of them
 '''),
@@ -685,9 +689,27 @@ proj = %tk load ../toolkit/examples/claude-code
     py('''
 proj.risk()[["trifecta", "via"]]
 '''),
-    py('print("exit status", toolmatrix(["check", "../toolkit/examples/claude-code"]))'),
-    md("And the matrix can carry each tool's risk as a column:"),
-    py('print("exit status", toolmatrix(["matrix", "../toolkit/examples/claude-code", "--risk"]))'),
+    md("""
+`toolmatrix check` prints the problems on stdout and the preset with the counts on stderr
+(a terminal shows both; here both go to the cell's output, since nothing failed):
+"""),
+    py('''
+import sys
+print("exit status", toolmatrix(["check", "../toolkit/examples/claude-code"], err=sys.stdout))
+'''),
+    md("""
+And the matrix can carry each tool's risk as a column. On a terminal it is a markdown table;
+in a notebook, show it as one:
+"""),
+    py('''
+import io
+from IPython.display import Markdown
+
+table = io.StringIO()
+status = toolmatrix(["matrix", "../toolkit/examples/claude-code", "--risk"], out=table)
+print("exit status", status)
+Markdown(table.getvalue())
+'''),
 ]
 
 def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:

@@ -2,7 +2,8 @@
 
 Re-running the cell replaces the agent it defined; replacing an agent that
 came from a file needs ``--replace``. The cell shows the new agent's resolution
-(every tool, its effect and deciding step) for the default request, after a
+(every tool, its effect and deciding step) for the default request (or for
+``--groups`` / ``--state``), after a
 ``warning:`` line for each problem of the cell itself (a tool name the pool
 lacks, with the nearest names the project has).
 """
@@ -13,7 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ...errors import DefinitionError, Problem, nearest_names
-from ._parser import MagicParser
+from ._parser import MagicParser, group_set
 from ._registry import MagicState, subcommand
 from ._warnings import warn
 
@@ -26,6 +27,10 @@ PARSER = MagicParser("agent", "Define an agent from the cell body (front matter:
                               "disallowedTools, ...; the body is its prompt).")
 PARSER.add_argument("--replace", action="store_true",
                     help="replace an agent of the same name that came from a file")
+PARSER.add_argument("--groups", default=None,
+                    help="show the resolution for these groups, comma-separated ('*' = all; "
+                         "default: the default request's)")
+PARSER.add_argument("--state", default=None, help="... and this workflow state")
 
 CELL_FILE = "<cell>"
 
@@ -42,7 +47,8 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Resolution:
     replace = args.replace or (existing is not None and existing.file == CELL_FILE)
     try:
         project.add_agent(definition, replace=replace)
-        resolution = project.resolve(definition.name)
+        resolution = project.resolve(definition.name, groups=group_set(args.groups),
+                                     state=args.state)
     except DefinitionError as exc:  # e.g. a name the pool lacks, under a preset that refuses
         raise DefinitionError([_hinted(project, definition, p) for p in exc.problems]) from None
     warn(str(_hinted(project, definition, p)) for p in resolution.warnings
