@@ -206,7 +206,7 @@ def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
 @lru_cache(maxsize=4096)
 def _language(regex: str, universe: str | None, suffixes: tuple[str, ...]) -> Any:
     language = _quotient(_fsm(regex), suffixes)
-    return language if universe is None else language.intersection(_fsm(universe))
+    return (language if universe is None else language.intersection(_fsm(universe))).reduce()
 
 
 def _compatible(a: _Spot, b: _Spot) -> bool:
@@ -241,7 +241,7 @@ def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
     for other in others:
         if other.field != spot.field:
             continue
-        rest = rest.difference(other.language)
+        rest = rest.difference(other.language).reduce()  # minimal: products stay small
         if rest.empty():
             return None
     return rest

@@ -178,8 +178,8 @@ class ClaudePermissions:
         configured = tuple(f"mcp__{s}__" for s in servers)
         candidates = set(pool)
         for rule in self.settings.rules:  # tools of a configured server not connected yet
-            if rule.form == "tool" and rule.tool.startswith(configured):
-                candidates.add(rule.tool)
+            if rule.form in ("tool", "name-glob") and rule.tool.startswith(configured):
+                candidates.add(rule.tool)  # a glob stands for the server's tools it names
             elif rule.form == "mcp-server" and (rule.tool + "__").startswith(configured):
                 candidates.add(rule.tool + "__*")  # stands for the server's unknown tools
         return [_languages(rule, order, candidates, self.settings.root)
