@@ -39,7 +39,7 @@ def _uncached() -> None:
     ("Bash(echo \\(a\\))", ("Bash", "echo (a)")),  # escaped parentheses are literal
     ("Bash(a (b) c)", ("Bash", "a (b) c")),
     ("Bash(npm test", None), ("Bash(x\\)", None), ("Bash)", None), ("(x)", None), ("", None),
-    ("Bash\\(x)", None),
+    ("Bash\\(x)", None), ("\\(x)", None), ("(x", None),
 ])
 def test_split_rule(text: str, expected: tuple[str, str | None] | None) -> None:
     assert split_rule(text) == expected
@@ -85,14 +85,16 @@ def test_a_parsed_rule_keeps_its_text_place_and_spelling() -> None:
 def test_every_skipped_rule_says_why(text: str, kind: str, skipped: str) -> None:
     """permissions: rules Claude Code accepts but never consults, or cannot read."""
     r = parse_rule(text, kind)  # type: ignore[arg-type]
-    assert (r.form, r.skipped) == ("skipped", skipped)
+    assert (r.form, r.skipped, r.text) == ("skipped", skipped, text)
+    assert r.tool == (text if "cannot parse" in skipped else text.split("(")[0])
     assert not r.names(r.tool)
 
 
 def test_a_rule_that_is_not_a_string_is_skipped() -> None:
-    r = parse_rule(42, "allow")
+    r = parse_rule(42, "allow", layer="user", file="s.json", line=2, agent="a")
     assert (r.form, r.tool, r.text, r.skipped) == (
         "skipped", "42", "42", "a rule must be a string, not int")
+    assert (r.rule.layer, r.rule.file, r.rule.line, r.rule.agent) == ("user", "s.json", 2, "a")
 
 
 @pytest.mark.parametrize(("text", "kind", "form", "tool", "spec"), [
@@ -100,10 +102,13 @@ def test_a_rule_that_is_not_a_string_is_skipped() -> None:
     ("mcp__github__get_issue", "allow", "tool", "mcp__github__get_issue", None),
     # "Allow rules accept tool-name globs only after a literal mcp__<server>__ prefix"
     ("mcp__github__*", "allow", "name-glob", "mcp__github__*", None),
+    ("mcp__a__*", "allow", "name-glob", "mcp__a__*", None),
     ("B*", "deny", "name-glob", "B*", None), ("*", "ask", "name-glob", "*", None),
     ("Bash(git:*)", "allow", "command", "Bash", "git:*"),  # a command, not a parameter rule
     ("Bash(run_in_background:true)", "deny", "param", "Bash", "run_in_background:true"),
     ("Write(content:*key*)", "deny", "param", "Write", "content:*key*"),
+    ("MyTool(domain:x)", "deny", "param", "MyTool", "domain:x"),
+    ("WebFetch(prompt:*key*)", "ask", "param", "WebFetch", "prompt:*key*"),
     ("Read(c:/x)", "deny", "path", "Read", "c:/x"),  # the tool's own specifier
     ("WebFetch(domain:x.com)", "allow", "domain", "WebFetch", "domain:x.com"),
     ("Agent(Explore)", "allow", "agent", "Agent", "Explore"),
@@ -189,9 +194,13 @@ def test_parameter_patterns() -> None:
     r = parse_rule("Bash(run_in_background:true)", "deny")
     assert r.param_matches({"run_in_background": True})
     assert not r.param_matches({"run_in_background": False})
-    assert not r.param_matches({}) and not r.param_matches({"run_in_background": None})
-    assert not r.param_matches({"run_in_background": ["true"]})
-    assert not r.param_matches({"run_in_background": {"a": "true"}})
+    assert parse_rule("Bash(run_in_background:false)", "deny").param_matches(
+        {"run_in_background": False})
+    anything = parse_rule("Bash(run_in_background:*)", "deny")
+    assert not anything.param_matches({}) and not anything.param_matches(
+        {"run_in_background": None})
+    assert not anything.param_matches({"run_in_background": ["true"]})
+    assert not anything.param_matches({"run_in_background": {"a": "true"}})
     assert parse_rule("Bash(timeout:6*)", "deny").param_matches({"timeout": 600})
     assert parse_rule("Bash(timeout: 600 )", "deny").param_matches({"timeout": 600})
     assert not parse_rule("Bash(timeout)", "deny").param_matches({"timeout": 1})
