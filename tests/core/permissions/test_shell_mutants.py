@@ -175,3 +175,24 @@ def test_words_of_exactly_one_command() -> None:
     assert words("a && b") is None
     assert words('echo "x') is None
     assert words("echo $(id)") is None
+
+
+def test_redirections_go_to_the_last_command_and_keep_their_context() -> None:
+    parsed = parse("a | b | c > out")
+    assert [(c.argv, c.redirects) for c in parsed.commands] == [
+        (("a",), ()), (("b",), ()), (("c",), (Redirect(">", "out", False),))]
+    (group,) = [c for c in parse("{ a; } > out 2> err").commands if not c.argv]
+    assert group.source == "> out > err"
+    inner = parse("echo $( (a) > out; X=1; unset Y )").commands
+    assert [(c.argv, c.context) for c in inner] == [
+        (("echo", "$( (a) > out; X=1; unset Y )"), ""), (("a",), "subshell"),
+        ((), "$(...)"), ((), "$(...)"), (("unset", "Y"), "$(...)")]
+
+
+def test_a_builtin_has_no_assignments_or_redirections_of_its_own() -> None:
+    c = only("unset A")
+    assert (c.text, c.assignments, c.redirects) == ("unset A", (), ())
+
+
+def test_a_syntax_error_shows_at_most_40_characters() -> None:
+    assert parse('echo "' + "a" * 60).problem == 'syntax error near "' + "a" * 39
