@@ -101,7 +101,10 @@ def mutate_tree(tree: Any, rng: random.Random) -> Any:
 def mutate_structure(text: str, suffix: str, rng: random.Random) -> str | None:
     """Parse, mutate the tree, dump back; None when the file has no tree to mutate."""
     if suffix == ".json":
-        tree = json.loads(text)
+        try:
+            tree = json.loads(text)
+        except ValueError:
+            return None  # JSON with comments (Gemini CLI's settings.json): byte mutations only
         return json.dumps(mutate_tree(tree, rng))
     if suffix == ".md":
         if not text.startswith("---"):
