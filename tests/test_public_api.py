@@ -14,6 +14,8 @@ EXPECTED = {
     "ToolkitError", "UnknownAgentError", "User", "load", "load_ipython_extension",
     # replay, diff and lock (issue 15)
     "LockError", "PolicyDiff", "Replay", "diff", "replay",
+    # a call to a tool whose MCP server is down (issue 23, item 8)
+    "ServerUnavailableError",
 }
 
 
