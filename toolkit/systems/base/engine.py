@@ -13,7 +13,7 @@ from dataclasses import replace
 from ...core.decision import Decision, Effect, Step, Verdict, decide
 from ...core.models import Rule
 
-__all__ = ["conditional", "conditional_verdict"]
+__all__ = ["ConditionalRules", "conditional", "conditional_verdict"]
 
 
 def conditional(decision: Decision, rules: tuple[Rule, ...]) -> Decision:
@@ -34,3 +34,18 @@ def conditional_verdict(verdict: Verdict) -> Verdict:
     if not verdict.effect.granted:
         return verdict
     return decide(asks=verdict.effect is Effect.ASK, conditional=True)
+
+
+class ConditionalRules:
+    """An engine's ``conditional`` / ``conditional_verdict``: the two functions above, so
+    each engine inherits them instead of writing the same two delegations."""
+
+    @staticmethod
+    def conditional(decision: Decision, rules: tuple[Rule, ...]) -> Decision:
+        """``decision`` (a granted tool) as ``conditional``, listing the argument rules."""
+        return conditional(decision, rules)
+
+    @staticmethod
+    def conditional_verdict(verdict: Verdict) -> Verdict:
+        """A granted verdict as conditional."""
+        return conditional_verdict(verdict)

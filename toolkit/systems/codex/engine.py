@@ -37,7 +37,7 @@ from ...core.decision import (
 )
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
-from ..base.engine import conditional, conditional_verdict
+from ..base.engine import ConditionalRules
 from .approval import (
     PROMPT_CONFLICT_REASON,
     REJECT_RULES_APPROVAL_REASON,
@@ -96,7 +96,7 @@ def _layer(rule: PrefixRule) -> str:
     return "user" if (rule.file or "").startswith("~") else "project"
 
 
-class CodexEngine:
+class CodexEngine(ConditionalRules):
     """One project's Codex settings as a :class:`~toolkit.systems.base.system.PermissionEngine`."""
 
     system = "codex"
@@ -455,9 +455,6 @@ class CodexEngine:
         rules = tuple(self._rules.values())
         shell = lookup("shell")
         return {shell: rules} if shell is not None and rules else {}
-
-    conditional = staticmethod(conditional)
-    conditional_verdict = staticmethod(conditional_verdict)
 
     def frame(self, agents: Iterable[AgentDefinition]) -> Any:
         import pandas as pd

@@ -20,13 +20,12 @@ from ...core.decision import (
     Decision,
     Effect,
     Reason,
-    Verdict,
     combine_parts,
     decide_call,
 )
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
-from ..base.engine import conditional, conditional_verdict
+from ..base.engine import ConditionalRules
 from .config import GeminiConfig, load_config
 from .policy import (
     ALLOW,
@@ -78,7 +77,7 @@ def _priority(rule: PolicyRule) -> str:
     return f"priority {rule.priority:.3f} ({rule.tier} tier, {rule.source})"
 
 
-class GeminiPermissions:
+class GeminiPermissions(ConditionalRules):
     """The policies and settings of one Gemini CLI project and the questions asked of them."""
 
     system = "gemini-cli"
@@ -241,16 +240,6 @@ class GeminiPermissions:
             if canonical is not None:
                 out.setdefault(canonical, []).append(to_rule(rule))
         return {tool: tuple(rules) for tool, rules in out.items()}
-
-    @staticmethod
-    def conditional(decision: Decision, rules: tuple[Rule, ...]) -> Decision:
-        """``decision`` (a granted tool) as ``conditional``, listing the argument rules."""
-        return conditional(decision, rules)
-
-    @staticmethod
-    def conditional_verdict(verdict: Verdict) -> Verdict:
-        """A granted verdict as conditional."""
-        return conditional_verdict(verdict)
 
     # -- tables ---------------------------------------------------------------------------------
 

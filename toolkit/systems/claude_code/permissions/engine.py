@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ....core.decision import Decision, Verdict
+from ....core.decision import Decision
 from ....core.models import AgentDefinition, Rule, ServerConfig
 from ....errors import Problem
-from ...base.engine import conditional, conditional_verdict
+from ...base.engine import ConditionalRules
 from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
 from .evaluate import CallContext, RuleSet, check_call, context_for
@@ -47,7 +47,7 @@ __all__ = ["ClaudePermissions", "empty_engine", "open_engine"]
 _FAMILY = {"Bash": SHELL_TOOLS, "Read": READ_TOOLS, "Edit": EDIT_TOOLS}
 
 
-class ClaudePermissions:
+class ClaudePermissions(ConditionalRules):
     """The settings of one Claude Code project and the questions asked about them."""
 
     system = "claude-code"
@@ -134,16 +134,6 @@ class ClaudePermissions:
                 if canonical is not None:
                     out.setdefault(canonical, []).append(rule.rule)
         return {tool: tuple(found) for tool, found in out.items()}
-
-    @staticmethod
-    def conditional(decision: Decision, rules: tuple[Rule, ...]) -> Decision:
-        """``decision`` (a granted tool) as ``conditional``, listing the argument rules."""
-        return conditional(decision, rules)
-
-    @staticmethod
-    def conditional_verdict(verdict: Verdict) -> Verdict:
-        """A granted verdict as conditional."""
-        return conditional_verdict(verdict)
 
     # -- tables ------------------------------------------------------------------------------------
 
