@@ -51,12 +51,13 @@ TEST_FILES = ("toolmatrix.tests.yaml", "toolmatrix.tests.yml", "toolmatrix.tests
 #: Folders beside the project root a test file may sit in too.
 _TEST_FOLDERS = ("", ".claude", ".codex", ".gemini")
 #: What ``expect`` may say, and the effects each accepts.
+#: Each effect's own name (from core.decision), plus "deny" for either deny.
 EXPECTS: dict[str, frozenset[Effect]] = {
-    "allow": frozenset({Effect.ALLOW}),
-    "ask": frozenset({Effect.ASK}),
+    Effect.ALLOW.value: frozenset({Effect.ALLOW}),
+    Effect.ASK.value: frozenset({Effect.ASK}),
     "deny": frozenset({Effect.DENY, Effect.IMPLICIT_DENY}),
-    "explicit-deny": frozenset({Effect.DENY}),
-    "implicit-deny": frozenset({Effect.IMPLICIT_DENY}),
+    Effect.DENY.value: frozenset({Effect.DENY}),
+    Effect.IMPLICIT_DENY.value: frozenset({Effect.IMPLICIT_DENY}),
 }
 _KEYS = ("tool", "args", "expect", "agent", "mode", "cwd", "runtime")
 _OPTIONAL_STRINGS = ("agent", "mode", "cwd", "runtime")

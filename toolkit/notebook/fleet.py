@@ -9,7 +9,9 @@ groups) — and every static rendering is bounded, whatever the project's size.
 
 >>> import toolkit as tk
 >>> data = matrix_data(tk.load("toolkit/examples/trustgraph"), groups=[("*",)])
->>> data.shape, effect_counts(data).loc["react-agent", ["allow", "implicit-deny"]].tolist()
+>>> from toolkit.core.decision import Effect
+>>> counts = effect_counts(data).loc["react-agent", [Effect.ALLOW, Effect.IMPLICIT_DENY]]
+>>> data.shape, counts.tolist()
 ((5, 1), [2, 3])
 >>> tool_reach(data)["allow"].to_dict()
 {'knowledge-query': 1, 'text-completion': 1, 'complex-analysis': 0, 'graph-update': 0,
