@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import calls, fanout, imports, permissions, resolution
+from bench import calls, fanout, imports, permissions, resolution, runtimes
 from bench import replay as replay_bench
 from bench.gen import contexts, generate
 from bench.run import main, table
@@ -72,6 +72,15 @@ def test_permission_rows(tmp_path: Path) -> None:
     rows = permissions.measure(5, workdir=tmp_path)
     assert [r.figure.split(" ", 1)[0] for r in rows] == ["6.", "6b."]
     assert all(r.ours > 0 for r in rows) and "250 rules" in rows[0].note
+
+
+def test_runtime_check_call_rows(tmp_path: Path) -> None:
+    """Figure 9: check_call against 250 rules of each runtime (Claude Code, Gemini CLI, Codex)
+    is measured, each decision checked first (allowed, three parts), at a tiny size."""
+    rows = runtimes.measure(3, workdir=tmp_path)
+    assert [r.figure.split(" ", 1)[0] for r in rows] == ["9.", "9a.", "9b.", "9c.", "9d.", "9e."]
+    assert all(r.ours > 0 for r in rows)
+    assert all(f"{runtimes.N_RULES} " in r.figure for r in rows[:3])
 
 
 def test_replay_rows(tmp_path: Path) -> None:
