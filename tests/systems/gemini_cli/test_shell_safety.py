@@ -156,7 +156,7 @@ def test_toml_loads_and_transforms() -> None:
 
 
 @pytest.mark.parametrize(("body", "kind", "needle"), [
-    ('decision = "allow"\npriority = 1\n', "schema_validation", '"rule.0.toolName": Required'),
+    ('decision = "allow"\npriority = 1\n', "schema_validation", '"rule.0.toolName": Invalid input'),
     ('toolName = "glob"\ndecision = "allow"\npriority = 1.5\n', "schema_validation",
      "priority must be an integer"),
     ('toolName = "glob"\ndecision = "allow"\npriority = -1\n', "schema_validation",

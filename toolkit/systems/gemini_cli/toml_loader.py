@@ -11,9 +11,10 @@ is a :class:`PolicyFileError` in Gemini's words (``formatPolicyError``) with fil
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,9 +170,9 @@ def _rule_issues(rule: Any, index: int, table: str = "rule") -> list[tuple[str, 
                 kind is not bool and isinstance(rule[key], bool))):
             issues.append((f"{here}.{key}", f"Expected {name}, received {_js_type(rule[key])}"))
 
-    if "toolName" not in rule:
-        issues.append((f"{here}.toolName", "Required"))
-    elif not _string_or_list(rule["toolName"]):
+    # z.union([z.string(), z.array(z.string())]): zod 3 reports a missing or mistyped union
+    # as one "Invalid input" (invalid_union), not "Required"
+    if not _string_or_list(rule.get("toolName")):
         issues.append((f"{here}.toolName", "Invalid input"))
     for key in ("subagent", "mcpName", "argsPattern", "commandRegex", "denyMessage",
                 "deny_message"):
@@ -186,14 +187,18 @@ def _rule_issues(rule: Any, index: int, table: str = "rule") -> list[tuple[str, 
             if bad:
                 issues.append((f"{here}.decision", bad))
     priority: Any = rule.get("priority")
+    # the rule schema words its priority checks; the checker schema's
+    # z.number().int().default(0) has zod's own words
     if table == "rule" and "priority" not in rule:
         issues.append((f"{here}.priority", "priority is required"))
     elif "priority" in rule and (isinstance(priority, bool)
                                  or not isinstance(priority, (int, float))):
-        issues.append((f"{here}.priority", "priority must be a number"))
+        issues.append((f"{here}.priority", "priority must be a number" if table == "rule" else
+                       f"Expected number, received {_js_type(priority)}"))
     elif "priority" in rule:
-        if float(priority) != int(priority):
-            issues.append((f"{here}.priority", "priority must be an integer"))
+        if not math.isfinite(priority) or float(priority) != int(priority):
+            issues.append((f"{here}.priority", "priority must be an integer" if table == "rule"
+                           else "Expected integer, received float"))
         if table == "rule" and priority < 0:
             issues.append((f"{here}.priority", "priority must be >= 0"))
         if table == "rule" and priority > 999:
@@ -293,10 +298,10 @@ def is_valid_tool_name(name: str, allow_wildcards: bool = False) -> bool:  # noq
     return False
 
 
-def _tool_suggestion(name: str, names: list[str]) -> str:
-    """``getToolSuggestion``: the closest names (up to 3, as the CLI's helper offers them)."""
-    ranked = sorted(names, key=lambda n: _levenshtein(name, n))
-    best = [n for n in ranked[:3] if _levenshtein(name, n) <= MAX_TYPO_DISTANCE] or ranked[:1]
+def _tool_suggestion(name: str, names: list[str], top: int = 3) -> str:
+    """``getToolSuggestion`` (utils/tool-utils.ts): the ``top`` closest names by Levenshtein
+    distance (a stable sort, as JavaScript's), however far."""
+    best = sorted(names, key=lambda n: _levenshtein(name, n))[:top]
     if not best:
         return ""
     if len(best) == 1:
@@ -493,11 +498,33 @@ def load_policies(paths: Iterable[Path], tier_of: Callable[[Path], int],
     return result
 
 
+def validate_mcp_policy_tool_names(server: str, discovered: Sequence[str],
+                                   rules: Iterable[PolicyRule]) -> list[str]:
+    """``validateMcpPolicyToolNames``: a warning for each rule naming a tool of ``server``
+    that the server does not have but one of its tools is within 3 edits of (a likely typo);
+    wildcards, exact names and names far from every tool pass."""
+    prefix = f"{MCP_TOOL_PREFIX}{server}_"
+    warnings = []
+    for rule in rules:
+        if not rule.tool_name or not rule.tool_name.startswith(prefix):
+            continue
+        tool = rule.tool_name[len(prefix):]
+        if tool == "*" or tool in discovered or not discovered:
+            continue
+        if min(_levenshtein(tool, n) for n in discovered) > MAX_TYPO_DISTANCE:
+            continue
+        source = f" (from {rule.source})" if rule.source else ""
+        warnings.append(f'Unrecognized MCP tool "{tool}" for server "{server}"{source}.'
+                        f"{_tool_suggestion(tool, list(discovered))}")
+    return warnings
+
+
 __all__ += [
     "DISCOVERED_TOOL_PREFIX",
     "MODES",
     "SafetyCheckerRule",
     "is_valid_tool_name",
     "read_policy_files",
+    "validate_mcp_policy_tool_names",
     "validate_tool_name",
 ]
