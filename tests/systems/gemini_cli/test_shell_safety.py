@@ -7,7 +7,6 @@ toolkit.systems.base.shell) must give the same sub-commands.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -17,11 +16,10 @@ from toolkit.core.decision import Effect
 from toolkit.systems.gemini_cli.policy import (
     ALLOW,
     ASK_USER,
+    DENY,
     PolicyEngine,
     PolicyRule,
     build_args_patterns,
-    escape_regex,
-    is_safe_regexp,
     stable_stringify,
 )
 from toolkit.systems.gemini_cli.toml_loader import parse_policy_text
@@ -99,34 +97,55 @@ def test_shell_safety_allow_redirection() -> None:
     assert engine.check("run_shell_command", {"command": "git log > /tmp/test"}).decision == ALLOW
 
 
-# -- utils.test.ts / stable-stringify.test.ts ---------------------------------------------------
-
-def test_escape_regex_escapes_specials() -> None:
-    """Source: utils.test.ts, escapeRegex 'should escape regex special characters'."""
-    assert escape_regex(".*+?^${}()|[]\\") == "\\.\\*\\+\\?\\^\\$\\{\\}\\(\\)\\|\\[\\]\\\\"
-    assert escape_regex("abc123") == "abc123"
-
-
-def test_is_safe_regexp() -> None:
-    """Source: utils.test.ts, isSafeRegExp: valid simple, invalid, too long, nested
-    quantifiers."""
-    assert is_safe_regexp("foo") and is_safe_regexp("a+b")
-    assert not is_safe_regexp("[")
-    assert not is_safe_regexp("a" * 2049)
-    assert not is_safe_regexp("(a+)+") and not is_safe_regexp("(a*)*")
+def test_deny_rule_matches_inside_a_chain_with_an_unknown_command() -> None:
+    """Source: shell-safety.test.ts, 'SHOULD match DENY rule even if nested/chained with
+    unknown command'."""
+    engine = PolicyEngine([PolicyRule("run_shell_command", DENY, 2,
+                                      args_pattern=build_args_patterns(None, "git push")[0])],
+                          default_decision=ASK_USER)
+    result = engine.check("run_shell_command", {"command": 'git commit -m "msg" && git push'})
+    assert result.decision == DENY
 
 
-def test_build_args_patterns_command_prefix() -> None:
-    """Source: utils.test.ts, buildArgsPatterns 'should build pattern from a single
-    commandPrefix' (and array / commandRegex / argsPattern cases)."""
-    assert build_args_patterns(None, "ls", None) == ['\\"command\\":\\"ls(?:[\\s"]|\\\\")']
-    assert len(build_args_patterns(None, ["echo", "ls"], None)) == 2
-    assert build_args_patterns(None, None, "git.*") == ['"command":"git.*']
-    assert build_args_patterns("x", None, None) == ["x"]
-    pattern = re.compile(build_args_patterns(None, "git status", None)[0])
-    assert pattern.search(stable_stringify({"command": "git status"}))
-    assert not pattern.search(stable_stringify({"command": "git statuses"}))
+def test_allow_and_default_ask_blames_no_rule() -> None:
+    """Source: shell-safety.test.ts, 'SHOULD aggregate ALLOW + ASK_USER to ASK_USER and blame
+    the ASK_USER part' (the ask is the default's, so no rule is blamed)."""
+    engine = PolicyEngine([PolicyRule("run_shell_command", ALLOW, 2, name="allow_git_status_rule",
+                                      args_pattern=build_args_patterns(None, "git status")[0])],
+                          default_decision=ASK_USER)
+    result = engine.check("run_shell_command", {"command": "git status && unknown_command"})
+    assert result.decision == ASK_USER and result.rule is None
 
+
+def test_default_ask_then_rule_ask_blames_the_first_cause() -> None:
+    """Source: shell-safety.test.ts, 'SHOULD aggregate ASK_USER (default) + ASK_USER (rule) to
+    ASK_USER and blame the specific ASK_USER rule' (its assertion: the first cause, the
+    default, so no rule)."""
+    engine = PolicyEngine([PolicyRule(
+        "run_shell_command", ASK_USER, 2, name="ask_another_unknown_command_rule",
+        args_pattern=build_args_patterns(None, "another_unknown_command")[0])],
+        default_decision=ASK_USER)
+    result = engine.check("run_shell_command",
+                          {"command": "unknown_command_1 && another_unknown_command"})
+    assert result.decision == ASK_USER and result.rule is None
+
+
+def test_two_ask_rules_blame_the_first() -> None:
+    """Source: shell-safety.test.ts, 'SHOULD aggregate ASK_USER (rule) + ASK_USER (rule) to
+    ASK_USER and blame the first specific ASK_USER rule in subcommands'."""
+    engine = PolicyEngine([
+        PolicyRule("run_shell_command", ASK_USER, 2, name=name,
+                   args_pattern=build_args_patterns(None, prefix)[0])
+        for name, prefix in (("ask_rule_1", "known_ask_command_1"),
+                             ("ask_rule_2", "known_ask_command_2"))],
+        default_decision=ALLOW)
+    result = engine.check("run_shell_command",
+                          {"command": "known_ask_command_1 && known_ask_command_2"})
+    assert result.decision == ASK_USER
+    assert result.rule is not None and result.rule.name == "ask_rule_1"
+
+
+# -- stable-stringify.test.ts (utils.test.ts is ported whole in test_utils.py) ---------------
 
 def test_stable_stringify_sorts_keys_and_wraps_top_level_pairs() -> None:
     """Source: stable-stringify.test.ts, 'should sort object keys' and the NUL-delimited
