@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .bash import parse_shell_lc_plain_commands, parse_shell_lc_single_command_prefix
 from .execpolicy import Decision, Evaluation, Fallback, Policy, RuleMatch
@@ -107,13 +108,21 @@ class ExecPolicyCommands:
 def commands_for_exec_policy(command: Sequence[str]) -> ExecPolicyCommands:
     """The argvs Codex checks for one command (``commands_for_exec_policy``): a plain
     ``bash -lc`` chain's commands, else a here-document's one command, else the argv."""
+    commands, complex_parsing = _split(tuple(command))
+    return ExecPolicyCommands([list(c) for c in commands], complex_parsing)
+
+
+@lru_cache(maxsize=4096)
+def _split(command: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], bool]:
+    """:func:`commands_for_exec_policy` of one argv, parsed once (the engine and the approval
+    requirement both ask)."""
     plain = parse_shell_lc_plain_commands(command)
     if plain:
-        return ExecPolicyCommands(plain, False)
+        return tuple(map(tuple, plain)), False
     single = parse_shell_lc_single_command_prefix(command)
     if single is not None:
-        return ExecPolicyCommands([single], True)
-    return ExecPolicyCommands([list(command)], False)
+        return (tuple(single),), True
+    return (command,), False
 
 
 def prompt_is_rejected_by_policy(approval_policy: str, prompt_is_rule: bool,

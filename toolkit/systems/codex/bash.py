@@ -140,7 +140,7 @@ def extract_bash_command(command: Sequence[str]) -> tuple[str, str] | None:
     if len(command) != 3:
         return None
     shell, flag, script = command
-    name = PurePosixPath(shell).name.removesuffix(".exe")
+    name = (PurePosixPath(shell).name if "/" in shell else shell).removesuffix(".exe")
     if flag not in ("-lc", "-c") or name not in _SHELLS:
         return None
     return shell, script

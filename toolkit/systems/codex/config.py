@@ -16,6 +16,7 @@ import shlex
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -445,6 +446,12 @@ def _codex_words(exc: ExecPolicyError, shown: str) -> str:
 
 def quote(argv: Sequence[str]) -> str:
     """An argv as Codex renders it in messages (``shlex::try_join``)."""
+    return _quote(tuple(argv))
+
+
+@lru_cache(maxsize=4096)
+def _quote(argv: tuple[str, ...]) -> str:
+    # one call's messages render each of its commands several times
     return shlex.join(argv)
 
 

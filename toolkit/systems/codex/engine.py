@@ -92,6 +92,41 @@ def _rule(rule: PrefixRule, layer: str | None) -> Rule:
                 file=rule.file, line=rule.line, layer=layer)
 
 
+_MEMO_SIZE = 4096
+
+
+def _evolve(decision: Decision, **changes: Any) -> Decision:
+    """``dataclasses.replace(decision, **changes)`` without its per-field introspection (a
+    call builds one decision per part on a hot path): ``Decision`` is a frozen dataclass
+    without ``__post_init__`` or slots, so a copy of its fields is a whole decision."""
+    new = object.__new__(Decision)
+    new.__dict__.update(decision.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` (JSON-like arguments) as a hashable key; TypeError for anything else."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *map(_frozen, value))
+    raise TypeError(type(value).__name__)
+
+
+def _question(tool: str, args: Mapping[str, Any] | None, mode: str | None, cwd: str | None,
+              definition: AgentDefinition | None) -> Any:
+    """The memo key of one ``check_call`` question, or None when its arguments are not plain
+    JSON-like data (then it is decided afresh)."""
+    try:
+        frozen = _frozen(args or {})
+    except TypeError:
+        return None
+    return tool, frozen, mode, cwd, definition.name if definition is not None else None
+
+
 def _layer(rule: PrefixRule) -> str:
     return "user" if (rule.file or "").startswith("~") else "project"
 
@@ -104,6 +139,10 @@ class CodexEngine(ConditionalRules):
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings
         self._rules = {id(r): _rule(r, _layer(r)) for r in settings.policy.rules()}
+        #: decisions already made, by the question (a call's decision depends on nothing
+        #: else: the settings are fixed once read); emptied when it grows past _MEMO_SIZE
+        self._memo: dict[Any, Decision] = {}
+        self._modes: dict[str, CodexEngine] = {}
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -300,10 +339,23 @@ class CodexEngine(ConditionalRules):
                    hook: Any, known: Callable[[str], bool]) -> Decision:
         """What Codex does with this call (``mode``: an approval policy, overriding the
         settings' ``approval_policy`` for this question)."""
-        engine = self
+        key = _question(tool, args, mode, cwd, definition)
+        if key is not None:
+            found = self._memo.get(key)
+            if found is not None:
+                return found
         if mode is not None and mode != self.settings.approval_policy:
-            engine = CodexEngine(replace(self.settings, approval_policy=mode, granular={}))
-        return engine._check(tool, args, definition, cwd=cwd, known=known)
+            other = self._modes.get(mode) or self._modes.setdefault(mode, CodexEngine(
+                replace(self.settings, approval_policy=mode, granular={})))
+            decision = other.check_call(tool, args, definition, mode=None, cwd=cwd, hook=hook,
+                                        known=known)
+        else:
+            decision = self._check(tool, args, definition, cwd=cwd, known=known)
+        if key is not None:
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            self._memo[key] = decision
+        return decision
 
     def _base(self, definition: AgentDefinition | None, tool: str, cwd: str | None) -> Decision:
         return Decision(agent=definition.name if definition else "(main)", tool=tool,
@@ -321,7 +373,7 @@ class CodexEngine(ConditionalRules):
         if argv is None:
             return self._other_tool(base, tool)
         if not argv:
-            return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.UNPARSEABLE,
+            return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.UNPARSEABLE,
                            message=f"{tool} needs a command (an argv list)")
         sandbox_permissions = _sandbox_permissions(args or {})
         escalated = sandbox_permissions != "use_default"
@@ -334,13 +386,16 @@ class CodexEngine(ConditionalRules):
 
         parts: list[Decision] = []
         all_matches: list[RuleMatch] = []
+        match_steps: list[Step] = []
         for cmd in split.commands:
             matches = policy.matches_for_command(cmd, fallback, resolve_host_executables=True)
             all_matches.extend(matches)
             verdict = self._verdict(cmd, matches, split.used_complex_parsing, escalated)
-            parts.append(replace(base, tool=quote(cmd), effect=verdict.effect,
+            part_steps = self._steps(matches)
+            match_steps.extend(part_steps)
+            parts.append(_evolve(base, tool=quote(cmd), effect=verdict.effect,
                                  reason=verdict.reason, message=verdict.message,
-                                 rule=verdict.rule or NO_RULE, trace=self._steps(matches)))
+                                 rule=verdict.rule or NO_RULE, trace=part_steps))
         prefix_rule = (args or {}).get("prefix_rule")
         requirement = exec_approval_requirement(
             policy, argv, approval_policy=self.settings.approval_policy,
@@ -348,7 +403,7 @@ class CodexEngine(ConditionalRules):
             sandbox_permissions=sandbox_permissions,
             prefix_rule=[str(p) for p in prefix_rule] if isinstance(prefix_rule, list) else None,
             granular=self.settings.granular)
-        steps = (*self._steps(all_matches),
+        steps = (*match_steps,
                  Step("approval_policy", "skip",
                       f"approval_policy={self.settings.approval_label} "
                       f"sandbox_mode={self.settings.sandbox_mode}"))
@@ -359,7 +414,7 @@ class CodexEngine(ConditionalRules):
             requirement)),)
         effect, reason, rule, message = self._top(requirement, parts, all_matches, argv)
         details = self._details(argv, split.commands, all_matches, requirement)
-        return replace(base, tool=tool, effect=effect, reason=reason, rule=rule,
+        return _evolve(base, tool=tool, effect=effect, reason=reason, rule=rule,
                        message=message, parts=tuple(parts) if len(parts) > 1 else (),
                        trace=steps, details=details)
 
@@ -415,34 +470,34 @@ class CodexEngine(ConditionalRules):
                 rule = Rule(kind="deny", pattern=f"mcp_servers.{server}", file=conf.file,
                             layer="user" if (conf.file or "").startswith("~") else "project")
                 if not conf.enabled:
-                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                    return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
                                    rule=rule, message=f"MCP server {server} is disabled "
                                                       "(enabled = false)")
                 if conf.enabled_tools is not None and name not in conf.enabled_tools:
-                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                    return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
                                    rule=rule, message=f"{name} is not among {server}'s "
                                                       "enabled_tools")
                 if name in conf.disabled_tools:
-                    return replace(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                    return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
                                    rule=rule, message=f"{name} is among {server}'s "
                                                       "disabled_tools")
-            return replace(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
+            return _evolve(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
                            message=f"{tool}: Codex's exec policy does not govern MCP tool "
                                    "calls; the server's tool is exposed")
         if tool == "apply_patch":
             if self.settings.sandbox_mode == "read-only":
                 refused = self._refusal(prompt_is_rule=False)
                 if refused is not None:
-                    return replace(base, effect=Effect.IMPLICIT_DENY, message=(
+                    return _evolve(base, effect=Effect.IMPLICIT_DENY, message=(
                         f"apply_patch writes files, which the read-only sandbox does not "
                         f"allow; {refused}"))
-                return replace(base, effect=Effect.ASK, message=(
+                return _evolve(base, effect=Effect.ASK, message=(
                     "apply_patch writes files, which the read-only sandbox does not allow: "
                     "Codex asks"))
-            return replace(base, effect=Effect.ALLOW, message=(
+            return _evolve(base, effect=Effect.ALLOW, message=(
                 f"apply_patch inside the writable roots runs in the {self.settings.sandbox_mode}"
                 " sandbox"))
-        return replace(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
+        return _evolve(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
                        message=f"{tool} runs no command: Codex's exec policy does not gate it")
 
     # -- name-level questions ---------------------------------------------------------------

@@ -21,6 +21,7 @@ import shlex
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import pairwise
 from pathlib import PurePath, PurePosixPath
 from typing import Any, Literal
@@ -119,7 +120,7 @@ class PrefixRule:
             return _q(alts[0]) if len(alts) == 1 else "[" + ", ".join(map(_q, alts)) + "]"
         return "[" + ", ".join([_q(self.first), *map(token, self.rest)]) + "]"
 
-    @property
+    @cached_property
     def text(self) -> str:
         """``prefix_rule(pattern=[...], decision="...")`` as the rule reads."""
         return f"prefix_rule(pattern={self.pattern_text()}, decision={_q(self.decision)})"
@@ -196,9 +197,42 @@ class Policy:
     rules_by_program: dict[str, list[PrefixRule]] = field(default_factory=dict)
     network_rules: list[NetworkRule] = field(default_factory=list)
     host_executables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: program -> (its rules of one token, its longer rules by their second token's
+    #: alternatives), each rule with its place among the program's rules; built on first use
+    _index: dict[str, tuple[list[tuple[int, PrefixRule]],
+                            dict[str, list[tuple[int, PrefixRule]]]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    #: (argv, resolve host executables) -> its rule matches, for the latest few thousand argvs
+    #: (one call asks about each of its commands several times: its verdict, Codex's
+    #: requirement, the sandbox bypass); emptied whenever a rule is added
+    _matched: dict[tuple[tuple[str, ...], bool], tuple[RuleMatch, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def rules(self) -> list[PrefixRule]:
         return [r for rules in self.rules_by_program.values() for r in rules]
+
+    def _candidates(self, program: str, second: str | None) -> list[PrefixRule]:
+        """The rules of ``program`` that could match a command whose second token is
+        ``second`` (None: it has none), in the order they were added: the one-token rules and
+        those whose second token allows ``second``, so a long rule list is not scanned whole."""
+        entry = self._index.get(program)
+        if entry is None:
+            short: list[tuple[int, PrefixRule]] = []
+            by_second: dict[str, list[tuple[int, PrefixRule]]] = {}
+            for place, rule in enumerate(self.rules_by_program.get(program, ())):
+                if not rule.rest:
+                    short.append((place, rule))
+                    continue
+                for alt in dict.fromkeys(rule.rest[0]):
+                    by_second.setdefault(alt, []).append((place, rule))
+            entry = self._index[program] = (short, by_second)
+        short, by_second = entry
+        longer = by_second.get(second, ()) if second is not None else ()
+        if not longer:
+            return [rule for _, rule in short]
+        if not short:
+            return [rule for _, rule in longer]
+        return [rule for _, rule in sorted((*short, *longer), key=lambda pair: pair[0])]
 
     def copy(self) -> Policy:
         return Policy({k: list(v) for k, v in self.rules_by_program.items()},
@@ -206,6 +240,8 @@ class Policy:
 
     def add_rule(self, rule: PrefixRule) -> None:
         self.rules_by_program.setdefault(rule.program, []).append(rule)
+        self._index.pop(rule.program, None)
+        self._matched.clear()
 
     def add_prefix_rule(self, prefix: Sequence[str], decision: Decision) -> None:
         if not prefix:
@@ -238,7 +274,7 @@ class Policy:
         if not cmd:
             return []
         return [RuleMatch(r.decision, tuple(p), r, r.justification)
-                for r in self.rules_by_program.get(cmd[0], ())
+                for r in self._candidates(cmd[0], cmd[1] if len(cmd) > 1 else None)
                 if (p := r.matches_prefix(cmd)) is not None]
 
     def _host_executable(self, cmd: Sequence[str]) -> list[RuleMatch]:
@@ -255,17 +291,24 @@ class Policy:
             return []
         command = [basename, *cmd[1:]]
         return [RuleMatch(r.decision, tuple(p), r, r.justification, resolved_program=cmd[0])
-                for r in rules if (p := r.matches_prefix(command)) is not None]
+                for r in self._candidates(basename, cmd[1] if len(cmd) > 1 else None)
+                if (p := r.matches_prefix(command)) is not None]
 
     def matches_for_command(self, cmd: Sequence[str], fallback: Fallback | None = None, *,
                             resolve_host_executables: bool = False) -> list[RuleMatch]:
         """Every rule matching ``cmd``; with no match and a ``fallback``, its heuristics match."""
-        matched = self._exact(cmd)
-        if not matched and resolve_host_executables:
-            matched = self._host_executable(cmd)
-        if not matched and fallback is not None:
+        key = (tuple(cmd), resolve_host_executables)
+        found = self._matched.get(key)
+        if found is None:
+            matched = self._exact(cmd)
+            if not matched and resolve_host_executables:
+                matched = self._host_executable(cmd)
+            if len(self._matched) >= 4096:
+                self._matched.clear()
+            found = self._matched[key] = tuple(matched)
+        if not found and fallback is not None:
             return [RuleMatch(fallback(cmd), command=tuple(cmd))]
-        return matched
+        return list(found)
 
     def check(self, cmd: Sequence[str], fallback: Fallback | None = None, *,
               resolve_host_executables: bool = False) -> Evaluation:
