@@ -26,6 +26,7 @@ from . import (
     mcp_clients,
     mux,
     trustgraph,
+    vscode,
     work_agent,
 )
 from .base import frontmatter, manifest
@@ -81,6 +82,7 @@ SYSTEMS: list[System] = [
     adh_cli.SYSTEM,
     codex.SYSTEM,
     gemini_cli.SYSTEM,
+    vscode.SYSTEM,
 ]
 
 #: Every format toolkit reads, gathered from the systems.
