@@ -29,6 +29,9 @@ T = TypeVar("T")
 class BackgroundLoop:
     """A daemon thread running an asyncio loop, reached through an anyio portal."""
 
+    #: Seconds an interrupted :meth:`run` waits for the cancelled task to clean up.
+    interrupt_grace = 10.0
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cm: AbstractContextManager[BlockingPortal] | None = None
@@ -57,11 +60,31 @@ class BackgroundLoop:
         return self._portal is not None and threading.current_thread().name == "toolkit-mcp-loop"
 
     def run(self, func: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Run ``await func(*args)`` on the loop and wait for its result."""
+        """Run ``await func(*args)`` on the loop and wait for its result.
+
+        An interrupt while waiting (Ctrl-C, Kernel > Interrupt) cancels the task on the
+        loop and waits up to :attr:`interrupt_grace` seconds for it to clean up (a
+        connect being cancelled stops its server processes) before ``KeyboardInterrupt``
+        reaches the caller; a second interrupt stops that wait.
+        """
         if self.in_loop_thread():
             raise RuntimeError("the sync toolkit API was called from its own loop thread; "
                                "use the async API (await session.acall(...)) there")
-        return self.portal.call(func, *args)
+        ended = threading.Event()
+
+        async def call() -> T:
+            try:
+                return await func(*args)
+            finally:
+                ended.set()
+
+        future = self.portal.start_task_soon(call)
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            future.cancel()  # the portal cancels the task's scope on the loop
+            ended.wait(self.interrupt_grace)
+            raise
 
     def submit(self, func: Callable[..., Awaitable[T]], *args: Any) -> Future[T]:
         """Schedule ``func(*args)`` on the loop; returns a concurrent future."""

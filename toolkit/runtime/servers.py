@@ -139,6 +139,11 @@ class ServerConnection:
                 self._fail(f"no answer within the {timeout:g} s startup timeout")
         except Exception as exc:  # noqa: BLE001 - any transport/protocol failure marks the server down (state, error, audit), and reaches the starter below
             self._fail(_describe(exc))
+        except anyio.get_cancelled_exc_class():
+            if self.state == "connecting":  # the connect itself was cancelled (an interrupt)
+                self._fail("connect interrupted before the server answered")
+                self.manager.interrupted(self)
+            raise
         finally:
             self._finish()
         if self.connected_at is None:  # never started: TaskGroup.start raises this to the starter
@@ -528,6 +533,12 @@ class ServerManager:
         else:
             audit.record("server-failure", outcome="failed", reason=f"{conn.name}: {conn.error}",
                          server=conn.name, transport=conn.config.transport)
+
+    def interrupted(self, conn: ServerConnection) -> None:
+        """``conn``'s connect was cancelled before it answered (its process is stopped)."""
+        self.owner.audit_log.record("server-failure", outcome="failed",
+                                    reason=f"{conn.name}: {conn.error}", server=conn.name,
+                                    transport=conn.config.transport)
 
     def connection_ended(self, conn: ServerConnection) -> None:
         """A holder ended: a crash after connecting removes the server's tools from the pool."""

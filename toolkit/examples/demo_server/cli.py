@@ -45,7 +45,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--annotations", action="append", default=[], metavar="TOOL=JSON",
                         help="serve the JSON object as TOOL's annotations (repeatable), e.g. "
                              "'echo={\"destructiveHint\": true}'")
+    parser.add_argument("--startup-delay", type=float, default=0.0, metavar="S",
+                        help="wait S seconds before serving (a slow server, e.g. to show a "
+                             "connect timeout or Kernel > Interrupt during %%tk connect)")
     args = parser.parse_args(argv)
+    if args.startup_delay < 0:
+        parser.error("--startup-delay must be 0 or more")
     args.descriptions = dict(_per_tool(parser, "--describe", "TEXT", args.describe))
     args.input_schemas = {name: _json_object(parser, "--input-schema", text)
                           for name, text in _per_tool(parser, "--input-schema", "JSON",
@@ -88,6 +93,8 @@ def _json_object(parser: argparse.ArgumentParser, option: str, text: str) -> dic
 
 async def run(args: argparse.Namespace) -> None:
     """Build the server and serve it over the chosen transport until stopped."""
+    if args.startup_delay:
+        await anyio.sleep(args.startup_delay)
     server = build_server(seed_graph(args.graph), tools=args.tools, page_size=args.page_size,
                           log_level=args.log_level, descriptions=args.descriptions,
                           input_schemas=args.input_schemas, annotations=args.annotations)
