@@ -18,6 +18,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,19 @@ from .policy import (
 )
 from .toml_loader import PolicyFileError, SafetyCheckerRule, load_policies, read_policy_files
 
-__all__ = ["BUILTIN_COMMIT", "BUILTIN_POLICIES", "GeminiConfig", "load_config"]
+__all__ = [
+    "BUILTIN_COMMIT",
+    "BUILTIN_POLICIES",
+    "GeminiConfig",
+    "PolicyEngineConfig",
+    "Storage",
+    "clear_emitted_policy_warnings",
+    "create_policy_engine_config",
+    "get_policy_directories",
+    "get_policy_tier",
+    "is_directory_secure",
+    "load_config",
+]
 
 BUILTIN_COMMIT = "5411f113cafae26161b4969b0237b8e1e024e2c2"
 BUILTIN_POLICIES = Path(__file__).parent / "policies"
@@ -194,17 +207,24 @@ def _trust(root: Path, home: Path | None, trusted: bool | None,  # noqa: C901
     return best[1], ("trusted" if best[1] else "untrusted") + " by ~/.gemini/trustedFolders.json"
 
 
-def _secure(path: Path) -> str | None:
-    """``isDirectorySecure``: owned by root, not writable by group or others (POSIX)."""
+def is_directory_secure(path: Path | str) -> tuple[bool, str | None]:
+    """``isDirectorySecure`` (utils/security.ts, POSIX): a directory owned by root and not
+    writable by group or others; a missing one is secure. (secure, reason)."""
     try:
-        info = path.stat()
+        info = Path(path).stat()
+    except FileNotFoundError:
+        return True, None
     except OSError as exc:
-        return str(exc)
+        return False, f"Failed to access directory: {exc}"
+    if not stat.S_ISDIR(info.st_mode):
+        return False, "Not a directory"
     if info.st_uid != 0:
-        return "Directory is not owned by root (uid 0)"
+        return False, (f"Directory '{path}' is not owned by root (uid 0). Current uid: "
+                       f"{info.st_uid}. To fix this, run: sudo chown root:root \"{path}\"")
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return "Directory is writable by group or others"
-    return None
+        return False, (f"Directory '{path}' is writable by group or others (mode: "
+                       f"{info.st_mode:o}). To fix this, run: sudo chmod g-w,o-w \"{path}\"")
+    return True, None
 
 
 def _merged(files: list[SettingsFile], *keys: str, union: bool = False
@@ -245,8 +265,8 @@ def load_config(root: Path, *, home: Path | None, managed: Path | None,  # noqa:
         admin_dir = managed / "policies" if (managed / "policies").is_dir() else managed
         system_settings = managed / "settings.json"
         if admin_dir.is_dir() and read_policy_files(admin_dir):
-            reason = _secure(admin_dir)
-            if reason is not None:
+            secure, reason = is_directory_secure(admin_dir)
+            if not secure:
                 config.problems.append(Problem(
                     _shown(admin_dir, root, home), None,
                     f"Security Warning: Skipping system policies from {admin_dir}: {reason} "
@@ -305,8 +325,10 @@ def _rule(tool: str, decision: str, priority: float, source: str, file: Settings
                       written=text, **extra)
 
 
-def settings_rules(files: list[SettingsFile], config: GeminiConfig) -> list[PolicyRule]:  # noqa: C901 (a port kept in upstream's shape)
-    """``createPolicyEngineConfig``'s settings-derived rules, each at its band."""
+def settings_rules(files: list[SettingsFile], config: GeminiConfig,  # noqa: C901 (a port kept in upstream's shape)
+                   interactive: bool | None = None) -> list[PolicyRule]:
+    """``createPolicyEngineConfig``'s settings-derived rules, each at its band.
+    ``interactive`` None: one rule set for both interactive and non-interactive checks."""
     rules: list[PolicyRule] = []
     excluded, src = _merged(files, "mcp", "excluded")
     for i, server in enumerate(excluded or []):
@@ -397,7 +419,161 @@ def settings_rules(files: list[SettingsFile], config: GeminiConfig) -> list[Poli
         rules.append(_rule(tool, ALLOW, ALLOWED_MCP_SERVER_PRIORITY, "Settings (MCP Allowed)",
                            src, ("mcp", "allowed", i), f"mcp.allowed: {server}",
                            mcp_name=server, modes=NON_PLAN_MODES))
+    headless, _ = _merged(files, "mcp", "autoAllowInHeadless")
+    if headless and interactive is not True and isinstance(servers, dict):
+        # only when non-interactive; one rule set serving every mode (interactive=None) tags
+        # the rules interactive=false, so they match only a non-interactive check
+        allowed_servers = mcp_allowed if isinstance(mcp_allowed, list) else []
+        for name, server in servers.items():
+            if (name in allowed_servers or "*" in allowed_servers
+                    or (isinstance(server, dict) and server.get("trust"))):
+                continue
+            holder = next((f for f in reversed(files)
+                           if name in (f.data.get("mcpServers") or {})), None)
+            tool = f"{MCP_TOOL_PREFIX}*" if name == "*" else f"{MCP_TOOL_PREFIX}{name}_*"
+            rules.append(_rule(tool, ALLOW, ALLOWED_MCP_SERVER_PRIORITY,
+                               "Settings (Headless MCP Auto-Allow)", holder,
+                               ("mcpServers", name), f"mcp.autoAllowInHeadless: {name}",
+                               mcp_name=name, modes=NON_PLAN_MODES,
+                               interactive=False if interactive is None else None))
     disable, _ = _merged(files, "security", "disableAlwaysAllow")
     secure, _ = _merged(files, "admin", "secureModeEnabled")
     config.disable_always_allow = bool(disable or secure)
     return rules
+
+
+# -- createPolicyEngineConfig (policy/config.ts), as upstream's tests call it -----------------
+
+SYSTEM_POLICIES_DIR = str(SYSTEM_DIR / "policies")
+
+
+@dataclass(frozen=True)
+class Storage:
+    """The two folders ``Storage.getSystemPoliciesDir`` / ``getUserPoliciesDir`` give (Linux:
+    ``/etc/gemini-cli/policies`` and ``~/.gemini/policies``)."""
+
+    system_policies_dir: str = SYSTEM_POLICIES_DIR
+    user_policies_dir: str = str(Path("~/.gemini/policies").expanduser())
+
+
+@dataclass
+class PolicyEngineConfig:
+    """``PolicyEngineConfig`` (types.ts) as ``createPolicyEngineConfig`` returns it, plus what
+    it reported on the way (``coreEvents.emitFeedback``: (severity, message))."""
+
+    rules: list[PolicyRule]
+    checkers: list[SafetyCheckerRule]
+    default_decision: str
+    non_interactive: bool
+    approval_mode: str
+    disable_always_allow: bool | None = None
+    errors: list[PolicyFileError] = field(default_factory=list)
+    feedback: list[tuple[str, str]] = field(default_factory=list)
+
+
+#: ``emittedWarnings``: a warning is emitted once per process
+_EMITTED_WARNINGS: set[str] = set()
+
+
+def clear_emitted_policy_warnings() -> None:
+    """``clearEmittedPolicyWarnings``."""
+    _EMITTED_WARNINGS.clear()
+
+
+def get_policy_directories(default_policies_dir: str | None = None,
+                           policy_paths: Sequence[str] | None = None,
+                           workspace_policies_dir: str | None = None,
+                           admin_policy_paths: Sequence[str] | None = None, *,
+                           storage: Storage | None = None) -> list[str]:
+    """``getPolicyDirectories``: Admin (the system folder, then ``--admin-policy``), User
+    (``--policy`` paths replace ``~/.gemini/policies``), Workspace, Default."""
+    storage = storage or Storage()
+    dirs = [storage.system_policies_dir, *(admin_policy_paths or ()),
+            *(policy_paths if policy_paths else [storage.user_policies_dir]),
+            workspace_policies_dir, default_policies_dir or str(BUILTIN_POLICIES)]
+    return [d for d in dirs if d]
+
+
+def get_policy_tier(directory: str, *, default_policies_dir: str | None,
+                    workspace_policies_dir: str | None, admin_policy_paths: set[str] | None,
+                    system_policies_dir: str, user_policies_dir: str) -> int:
+    """``getPolicyTier``: the tier of a policy folder (Default when unknown)."""
+    here = os.path.abspath(directory)
+    if here == system_policies_dir or (admin_policy_paths and here in admin_policy_paths):
+        return ADMIN_TIER
+    if here == user_policies_dir:
+        return USER_TIER
+    if workspace_policies_dir and here == os.path.abspath(workspace_policies_dir):
+        return WORKSPACE_TIER
+    return DEFAULT_TIER
+
+
+def create_policy_engine_config(  # noqa: C901 (a port kept in upstream's shape)
+        settings: Mapping[str, Any], approval_mode: str,
+        default_policies_dir: str | None = None, interactive: bool = True, *,
+        storage: Storage | None = None,
+        is_secure: Callable[[str], tuple[bool, str | None]] = is_directory_secure,
+        emitted: set[str] | None = None) -> PolicyEngineConfig:
+    """``createPolicyEngineConfig``: the policy folders' rules and checkers (system folder
+    skipped when insecure, ``adminPolicyPaths`` ignored when it holds any ``.toml``), then the
+    settings bands (``PolicySettings``: ``mcp``, ``tools``, ``mcpServers``, ``policyPaths``,
+    ``adminPolicyPaths``, ``workspacePoliciesDir``, ``disableAlwaysAllow``). ``emitted`` is the
+    once-per-process warning set (upstream's module-level one by default)."""
+    storage = storage or Storage()
+    emitted = _EMITTED_WARNINGS if emitted is None else emitted
+    feedback: list[tuple[str, str]] = []
+
+    def warn_once(message: str) -> None:
+        if message not in emitted:
+            feedback.append(("warning", message))
+            emitted.add(message)
+
+    system_dir = os.path.abspath(storage.system_policies_dir)
+    user_dir = os.path.abspath(storage.user_policies_dir)
+    admin_paths = settings.get("adminPolicyPaths")
+    if admin_paths:
+        try:
+            names = os.listdir(system_dir)
+        except FileNotFoundError:
+            names = []
+        except OSError as exc:
+            feedback.append(("debug", f"Failed to check system policies in {system_dir}: {exc}"))
+            names = []
+        if any(n.endswith(".toml") for n in names):
+            warn_once("Security Warning: Ignoring --admin-policy because system policies are "
+                      f"already defined in {system_dir}")
+            admin_paths = None
+    policy_paths = settings.get("policyPaths")
+    workspace_dir = settings.get("workspacePoliciesDir")
+    dirs = get_policy_directories(default_policies_dir, policy_paths, workspace_dir,
+                                  admin_paths, storage=storage)
+    secure_dirs = []
+    for directory in dirs:
+        if os.path.abspath(directory) == system_dir:
+            secure, reason = is_secure(directory)
+            if not secure:
+                warn_once(f"Security Warning: Skipping system policies from {directory}: "
+                          f"{reason}")
+                continue
+        secure_dirs.append(directory)
+    admin_set = {os.path.abspath(p) for p in admin_paths} if admin_paths else None
+    user_given = {os.path.abspath(p) for p in policy_paths or ()}
+
+    def tier_of(path: Path) -> int:
+        here = os.path.abspath(path)
+        tier = get_policy_tier(here, default_policies_dir=default_policies_dir,
+                               workspace_policies_dir=workspace_dir,
+                               admin_policy_paths=admin_set, system_policies_dir=system_dir,
+                               user_policies_dir=user_dir)
+        return USER_TIER if here in user_given and tier != ADMIN_TIER else tier
+
+    loaded = load_policies([Path(d) for d in secure_dirs], tier_of)
+    feedback += [(e.severity, e.formatted()) for e in loaded.errors]
+    holder = GeminiConfig(Path())
+    file = SettingsFile("user", Path(), "", dict(settings))
+    rules = [*loaded.rules, *settings_rules([file], holder, interactive)]
+    return PolicyEngineConfig(rules=rules, checkers=list(loaded.checkers),
+                              default_decision=ASK_USER if interactive else DENY,
+                              non_interactive=not interactive, approval_mode=approval_mode,
+                              disable_always_allow=settings.get("disableAlwaysAllow"),
+                              errors=list(loaded.errors), feedback=feedback)

@@ -121,6 +121,8 @@ def _block_lines(text: str, table: str) -> list[tuple[int, dict[str, int]]]:
         if sub:
             if current is not None and not sub.group(1).startswith(table + "."):
                 current = None
+            elif current is not None:  # [safety_checker.checker]: its keys join the block
+                current.setdefault(sub.group(1).rsplit(".", 1)[-1], number)
             continue
         key = _KEY.match(line)
         if key and current is not None:
@@ -374,8 +376,12 @@ def parse_policy_text(text: str, file_path: str, tier: int, *, shown: str | None
     if issues:
         first = issues[0][0].split(".")
         lines = rule_lines if first[0] == "rule" else checker_lines
-        line = (line_of(lines, int(first[1]), first[2] if len(first) > 2 else None)
-                if len(first) > 1 else None)
+        line = None
+        if len(first) > 1 and first[1].isdigit():
+            # the deepest key of the field's path that the block has (checker.name -> name)
+            keys = [k for k in reversed(first[2:]) if not k.isdigit()]
+            found = lines[int(first[1])][1] if int(first[1]) < len(lines) else {}
+            line = line_of(lines, int(first[1]), next((k for k in keys if k in found), None))
         listing = "\n".join(f'  - Field "{path}": {message}' for path, message in issues)
         error("schema_validation", "Schema validation failed",
               f"Invalid policy rule (rule #1):\n{listing}",
