@@ -172,6 +172,9 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
+        if exc.context == "while scanning an alias" and exc.context_mark is not None:
+            raise DefinitionError(_bare_star(text, exc.context_mark.line), file=file,
+                                  line=exc.context_mark.line + first_line) from None
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else first_line
         what = exc.problem or exc.context or "invalid YAML"
@@ -191,11 +194,29 @@ def parse_yaml(text: str, file: str, first_line: int = 1) -> Located:
     return located
 
 
+def _bare_star(text: str, line: int) -> str:
+    """The error for a ``*`` YAML cannot read as an alias, quoting the line the user wrote
+    (PyYAML's own words, "expected alphabetic or numeric character, but found" the end
+    of the text, describe its scanner, not the file).
+
+    >>> _bare_star("name: a\\ntools: *\\n", 1).split(": in YAML")[0]
+    'YAML syntax error: `tools: *`'
+    >>> _bare_star("name: a\\ntools: *\\n", 1).split("; ")[-1]
+    'quote it, e.g. tools: ["*"]'
+    """
+    lines = text.splitlines()
+    written = lines[line].strip() if line < len(lines) else "*"
+    key, colon, value = written.partition(":")
+    value = value.strip()
+    fix = (f'{key}: "{value}"' if colon and value.startswith("*") and value != "*"
+           else f'{key}: ["*"]' if colon and value == "*"
+           else 'tools: ["*"] (a quoted "*")')
+    return (f"YAML syntax error: `{written}`: in YAML a bare * starts an alias (a reference "
+            f"to an &anchor), so it is not a value; quote it, e.g. {fix}")
+
+
 def _alias_hint(exc: yaml.MarkedYAMLError) -> str:
     """Why a ``*`` broke the file: in YAML it starts an alias (``tools: *`` is not "all")."""
-    if exc.context == "while scanning an alias":
-        return ("; in YAML a bare * starts an alias (a reference to an &anchor), so it is "
-                'not a value: quote it, e.g. tools: ["*"]')
     if (exc.problem or "").startswith("found undefined alias"):
         return ("; a value starting with * is a YAML alias: quote it (\"*...\") if it is a "
                 "tool name or glob")
