@@ -75,8 +75,37 @@ def is_config(data: Any) -> bool:
 def load(file: SourceFile, defs: Definitions) -> None:
     """Read every server of the config into ``defs``.
 
-    A file claimed by its name (``.mcp.json``) whose content is no config is an error here.
+    A file claimed by its name (``.mcp.json``) whose content is no config is an error.
+    In a Claude Code project a broken ``.mcp.json`` does not block the project: Claude
+    Code reports the bad MCP config and still runs with its settings, so its problems are
+    warnings at file:line, plus one saying that none of its servers is loaded.
     """
+    try:
+        servers = _read_servers(file, defs)
+    except DefinitionError as exc:
+        if not _runs_without(file, defs):
+            raise
+        _skip_broken(file, defs, exc)
+        return
+    for server in servers:
+        defs.add_server(server)
+
+
+def _runs_without(file: SourceFile, defs: Definitions) -> bool:
+    """Whether the application owning ``file`` runs the project without it when it is
+    broken: Claude Code's ``.mcp.json`` in a Claude Code project folder (the file loaded
+    on its own is what was asked about, so its error is the answer)."""
+    root = Path(defs.root)
+    return (file.name == ".mcp.json" and root.is_dir()
+            and ((root / ".claude").is_dir()
+                 or (defs.layout is not None and defs.layout[0] == "claude-code")))
+
+
+def _read_servers(file: SourceFile, defs: Definitions) -> list[ServerConfig]:
+    """Every server of the config, or the first ``DefinitionError`` (none is added then)."""
+    if not file.text.strip():
+        raise DefinitionError("the MCP config file is empty; it needs a JSON object such as "
+                              '{"mcpServers": {}}', file=file.display, line=1)
     src = read_config(file)
     if not _has_servers(src.data):
         key = next((k for k in ("mcpServers", "servers")
@@ -87,6 +116,7 @@ def load(file: SourceFile, defs: Definitions) -> None:
                               line=src.line((key,) if key else ()) or 1)
     key = "mcpServers" if isinstance(src.data.get("mcpServers"), dict) else "servers"
     expand = _expander(file, src, defs)
+    servers = []
     for name, entry in src.data[key].items():
         path = (key, name)
         if not isinstance(name, str) or not name or "/" in name or "__" in name:
@@ -95,7 +125,34 @@ def load(file: SourceFile, defs: Definitions) -> None:
         if not isinstance(entry, dict):
             raise src.error(path, f"server {name!r} must be a mapping, not "
                                   f"{type(entry).__name__}")
-        defs.add_server(parse_server(src, path, name, entry, defs, expand))
+        servers.append(parse_server(src, path, name, entry, defs, expand))
+    return servers
+
+
+def _skip_broken(file: SourceFile, defs: Definitions, exc: DefinitionError) -> None:
+    """Report a broken config's problems as warnings and say which servers are missing."""
+    for problem in exc.problems:
+        defs.warn(problem.file, problem.line, problem.message)
+    names = _server_names(file)
+    missing = (f"its server(s) {', '.join(repr(n) for n in names)} are missing"
+               if names else "whatever servers it was meant to hold are missing")
+    first = exc.problems[0] if exc.problems else None
+    defs.warn(file.display, first.line if first is not None else 1,
+              f"this MCP config is not loaded, so {missing}; the rest of the project loads "
+              "(Claude Code reports a bad MCP config and runs without its servers); fix the file "
+              "to load its servers")
+
+
+def _server_names(file: SourceFile) -> list[str]:
+    """The server names a broken config still shows (none when it does not parse)."""
+    try:
+        data = read_config(file).data
+    except DefinitionError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    servers = data.get("mcpServers", data.get("servers"))
+    return [str(n) for n in servers] if isinstance(servers, dict) else []
 
 
 def _has_servers(data: Any) -> bool:
