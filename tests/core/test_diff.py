@@ -130,7 +130,12 @@ def test_claude_code_settings_change_is_read_from_the_paths(tmp_path: Path) -> N
     assert {r.split(" (")[0] for r in fetch["rule_after"]} == {"WebFetch"}
     assert d.new_access.empty  # a new deny and a removed allow grant nothing
     back = tk.diff(new, old).new_access  # the way back gives helper WebFetch again
-    assert set(zip(back["agent"], back["tool"], strict=True)) == {("helper", "WebFetch")}
+    cells = back[back["context"] != "calls"]
+    assert set(zip(cells["agent"], cells["tool"], strict=True)) == {("helper", "WebFetch")}
+    # and lets calls through again: npm test unasked, WebFetch for the main conversation
+    calls = back[back["context"] == "calls"]
+    assert {("(main)", "Bash"), ("(main)", "WebFetch")} <= set(zip(
+        calls["agent"], calls["tool"], strict=True))
 
 
 def test_argument_rules_replaced_by_a_bare_allow_is_new_access(tmp_path: Path) -> None:
@@ -147,12 +152,17 @@ def test_argument_rules_replaced_by_a_bare_allow_is_new_access(tmp_path: Path) -
     assert before.check_call("Bash", push, agent="debugger").effect.value == "explicit-deny"
     assert after.check_call("Bash", push, agent="debugger").effect.value == "allow"
     d = tk.diff(old, new)
-    access = d.new_access
+    access = d.new_access[d.new_access["context"] != "calls"]  # the matrix cells
     assert set(zip(access["agent"], access["tool"], access["before"], access["after"],
                    strict=True)) == {("debugger", "Bash", "conditional", "allow")}
     assert set(access["groups"]) == {"default", "*"}
     assert len(access) == len(d.changes)  # every changed cell grants more
-    assert d.summary().endswith(f"{len(access)} grant new access")
+    # the main conversation's Bash calls too: a command the old rules denied runs now
+    calls = d.new_access[d.new_access["context"] == "calls"]
+    main = calls[(calls["agent"] == "(main)") & (calls["tool"] == "Bash")]
+    assert list(main["before"]) == ["explicit-deny"] and list(main["after"]) == ["allow"]
+    assert f"{len(access)} grant new access; argument rules let through new calls: " \
+        f"{len(calls)} row(s)" in d.summary()
     # the way back takes the access away: a change, but no new access
     back = tk.diff(new, old)
     assert len(back.changes) == len(access) and back.new_access.empty

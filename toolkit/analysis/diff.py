@@ -5,7 +5,11 @@ contexts (each version under its own preset) with each project's own
 ``effects()`` — the matrix every other view shows — and keeps the cells whose
 effect differs, with the rule that decided each side (``explain``). ``new_access``
 is the counterexample list a CI gate wants: every (agent, tool, context) that
-is more permissive now than before.
+is more permissive now than before, each with a ``witness`` call where argument
+rules decide it. ``arguments`` compares the argument rules themselves, exactly
+(:mod:`toolkit.analysis.witness`): a tool whose cell reads ``conditional`` before
+and after may still let through calls it did not; those calls are new access too,
+one row for the main conversation (``(main)``) and one per agent holding the tool.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.decision import Effect, Reason, decide
 from ..core.matrix import matrix_columns
 from ..core.models import DEFAULT_GROUPS, groups_label, rule_label
+from .transcripts import MAIN
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,7 +38,9 @@ _RANK = {Effect.DENY.value: 0, Effect.IMPLICIT_DENY.value: 0, Effect.ASK.value: 
 _NOT_IN_POOL = decide({Reason.POOL}).effect.value
 NO_AGENT = "(no agent)"
 COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_after",
-           "reason_before", "reason_after", "groups", "state"]
+           "reason_before", "reason_after", "groups", "state", "witness"]
+#: The context of a row about calls rather than a matrix cell (argument rules).
+CALL_CONTEXT = "calls"
 
 
 def more_permissive(before: str | None, after: str | None) -> bool:
@@ -113,13 +120,114 @@ class PolicyDiff:
         self.tools_added = sorted(set(new.tools) - set(old.tools))
         self.tools_removed = sorted(set(old.tools) - set(new.tools))
         self.changes = self._changes()
+        self._arguments: list[Any] | None = None
+        self._new_access: pd.DataFrame | None = None
+
+    @property
+    def comparisons(self) -> list[Any]:
+        """The argument rules compared tool by tool (:class:`~toolkit.analysis.witness.
+        Comparison` each), worked out once."""
+        if self._arguments is None:
+            from .witness import compare_arguments
+
+            self._arguments = compare_arguments(self.old, self.new)
+        return self._arguments
+
+    @property
+    def arguments(self) -> pd.DataFrame:
+        """One row per tool argument whose rules differ: ``relation`` (equal, narrower, broader,
+        incomparable, unknown), a verified ``witness`` call NEW decides more permissively,
+        both effects and deciding rules, ``exact`` and a ``note``."""
+        import pandas as pd
+
+        from .witness import ARGUMENT_COLUMNS
+
+        return pd.DataFrame([c.row() for c in self.comparisons], columns=list(ARGUMENT_COLUMNS))
+
+    @property
+    def implies(self) -> bool | None:
+        """Whether NEW is at most as permissive as OLD in its argument rules (NEW implies OLD,
+        as Cedar's analyzer says of policy sets): False when a verified witness shows a call
+        NEW lets through, True when every comparison is exact and none grows, else None."""
+        found = self.comparisons
+        if any(c.witness is not None for c in found):
+            return False
+        if all(c.exact and c.relation in ("equal", "narrower") for c in found):
+            return True
+        return None
 
     @property
     def new_access(self) -> pd.DataFrame:
-        """Cells more permissive now than before: the counterexamples to "no new access"."""
-        rows = [more_permissive(b, a) for b, a in zip(self.changes["before"],
-                                                      self.changes["after"], strict=True)]
-        return self.changes[rows]
+        """Cells more permissive now than before, and calls argument rules now let through
+        that they did not (context ``calls``): the counterexamples to "no new access", each
+        with a ``witness`` call where argument rules decide it."""
+        if self._new_access is None:
+            import pandas as pd
+
+            rows = [more_permissive(b, a) for b, a in zip(self.changes["before"],
+                                                          self.changes["after"], strict=True)]
+            cells = self.changes.loc[[bool(r) for r in rows] or slice(0, 0)].copy()
+            cells["witness"] = pd.Series([self._witness(a, t) for a, t in zip(
+                cells["agent"], cells["tool"], strict=True)], index=cells.index, dtype=object)
+            calls = pd.DataFrame(self._call_rows(), columns=COLUMNS)
+            frames = [f for f in (cells, calls) if len(f)]
+            self._new_access = (pd.concat(frames, ignore_index=True) if frames
+                                else cells.reset_index(drop=True))
+        return self._new_access
+
+    def _witness(self, agent: str, tool: str) -> dict[str, Any] | None:
+        """A call ``agent`` may now make of ``tool`` and could not before, where argument rules
+        decide it (None for a tool no argument rule speaks of)."""
+        from .witness import find_witness, granted_regions
+
+        key = (agent, tool)
+        cache = self.__dict__.setdefault("_witnesses", {})
+        if key not in cache:
+            cache[key] = None
+            name = None if agent == MAIN else agent
+            known = name is None or name in self.old.agents
+            for runtime, field, regions in self._regions(tool, granted_regions):
+                call, *_ = find_witness(self.old, self.new, regions, tool, field,
+                                        runtime=runtime, agent=name, old_agent=known)
+                if call is not None:
+                    cache[key] = call
+                    break
+        found: dict[str, Any] | None = cache[key]
+        return found
+
+    def _regions(self, tool: str, granted: Any) -> list[tuple[str, str | None, list[Any]]]:
+        """Where to look for a witness of ``tool``: what NEW's argument rules let through and
+        OLD's do not, then whatever NEW's rules grant."""
+        out = [(c.runtime, c.field, c.region) for c in self.comparisons
+               if c.tool == tool and c.region]
+        found: list[tuple[str, str | None, list[Any]]] = granted(self.new, tool)
+        return out + found
+
+    def _call_rows(self) -> list[dict[str, Any]]:
+        """New access by argument rules alone: for each tool with a verified witness, the main
+        conversation and every agent holding the tool before and after (a cell already in
+        ``changes`` is not repeated)."""
+        from .witness import verify_call
+
+        rows = []
+        changed = set(zip(self.changes["agent"], self.changes["tool"], strict=True))
+        for c in self.comparisons:
+            if c.witness is None:
+                continue
+            rows.append(_call_row(MAIN, c.tool, c.witness, (c.before, c.rule_before,
+                                                             c.reason_before),
+                                  (c.after, c.rule_after, c.reason_after)))
+            for agent in self.agents:
+                if (agent, c.tool) in changed or not _holds(self.old, agent, c.tool) or \
+                        not _holds(self.new, agent, c.tool):
+                    continue
+                call = self._witness(agent, c.tool)
+                if call is None:
+                    continue
+                _, before, after = verify_call(self.old, self.new, call, runtime=c.runtime,
+                                               agent=agent)
+                rows.append(_call_row(agent, c.tool, call, _side_of(before), _side_of(after)))
+        return rows
 
     def _grid(self, policy: Policy, tools: list[str], columns: list[tuple[str, str, str]]
               ) -> Any:
@@ -164,7 +272,7 @@ class PolicyDiff:
                          "context": f"groups {label} / state {state}",
                          "before": before[t, c], "after": after[t, c], "rule_before": rb,
                          "rule_after": ra, "reason_before": sb, "reason_after": sa,
-                         "groups": label, "state": state})
+                         "groups": label, "state": state, "witness": None})
         return pd.DataFrame(rows, columns=COLUMNS)
 
     @staticmethod
@@ -186,9 +294,13 @@ class PolicyDiff:
         return cache[key]
 
     def summary(self) -> str:
-        """One paragraph: how many cells changed, how many grant new access, what was added."""
-        parts = [f"{len(self.changes)} cell(s) changed, {len(self.new_access)} grant new "
-                 "access"]
+        """One paragraph: how many cells changed, how many grant new access (calls argument
+        rules now let through included), what was added."""
+        calls = int((self.new_access["context"] == CALL_CONTEXT).sum())
+        parts = [f"{len(self.changes)} cell(s) changed, {len(self.new_access) - calls} grant "
+                 "new access"]
+        if calls:
+            parts.append(f"argument rules let through new calls: {calls} row(s)")
         for what, names in (("agents added", self.agents_added),
                             ("agents removed", self.agents_removed),
                             ("tools added", self.tools_added),
@@ -196,6 +308,23 @@ class PolicyDiff:
             if names:
                 parts.append(f"{what}: {', '.join(names)}")
         return "; ".join(parts)
+
+    def implication(self) -> str:
+        """One line: whether NEW implies OLD in its argument rules, with a witness if not."""
+        from .witness import describe_call
+
+        verdict = self.implies
+        if verdict is True:
+            return ("NEW implies OLD: its argument rules let through no call OLD's do not "
+                    "(decided exactly on the rule languages)")
+        if verdict is False:
+            c = next(c for c in self.comparisons if c.witness is not None)
+            return (f"NEW does not imply OLD: {describe_call(c.witness)} is {c.after} under NEW "
+                    f"({c.rule_after}) and {c.before} under OLD ({c.rule_before})")
+        unknown = [c for c in self.comparisons if c.relation == "unknown" or not c.exact]
+        why = unknown[0].note if unknown else next(
+            (c.note for c in self.comparisons if c.relation in ("broader", "incomparable")), "")
+        return f"whether NEW implies OLD is not decided exactly: {why}"
 
     def __repr__(self) -> str:
         return f"<PolicyDiff {self.summary()}>"
@@ -208,3 +337,28 @@ class PolicyDiff:
             text += "\n" + self.changes[["agent", "tool", "context", "before", "after"]
                                         ].to_string(index=False)
         return {"text/plain": text, "text/html": html(self)}
+
+
+def _holds(policy: Policy, agent: str, tool: str) -> bool:
+    """Whether ``agent`` holds ``tool`` in ``policy`` (its default request)."""
+    if agent not in policy.agents or tool not in policy.tools:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return policy.explain(agent, tool).effect.granted
+
+
+def _side_of(decision: Any) -> tuple[str, str, str]:
+    """(effect, deciding rule, deciding step) of one side's decision of a witness call."""
+    from .witness import decision_rule
+
+    return decision.effect.value, decision_rule(decision), decision.reason.value
+
+
+def _call_row(agent: str, tool: str, call: dict[str, Any], before: tuple[Any, str, str],
+              after: tuple[Any, str, str]) -> dict[str, Any]:
+    """A row of ``new_access`` about calls (context ``calls``): the witness and both sides."""
+    return {"agent": agent, "tool": tool, "context": CALL_CONTEXT, "before": before[0],
+            "after": after[0], "rule_before": before[1], "rule_after": after[1],
+            "reason_before": before[2], "reason_after": after[2], "groups": "", "state": "",
+            "witness": call}
