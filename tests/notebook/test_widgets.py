@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -287,3 +288,60 @@ def test_audit_view_shows_the_columns_of_the_event_kind(trustgraph: tk.Project) 
     assert "tool" not in view.table.columns  # type: ignore[union-attr]
     html = html_of(view.output)
     assert "NaN" not in html and "None" not in html
+
+
+def test_server_panel_per_server_buttons_stale_ping_and_steady_logs(write: object) -> None:
+    """Issue 23 item 9: each server has ping / stop / restart; a server that dies loses its
+    green ping; the open stderr section stays open across refreshes; repeated stderr lines
+    are counted once; disabled buttons are styled as disabled."""
+    import os
+    import signal
+
+    from tests.support.procs import descendants, wait_dead
+    from toolkit.notebook.widgets.servers import collapse_repeats
+
+    config = {"mcpServers": {
+        "good": {"command": "python", "args": ["-m", "toolkit.examples.demo_server"]},
+        "other": {"command": "python", "args": ["-m", "toolkit.examples.demo_server",
+                                                "--tools", "echo"]},
+        "bad": {"command": "python", "args": ["-c", "import sys\nfor _ in range(3): "
+                                                    "sys.stderr.write('cannot open config\\n')\n"
+                                                    "sys.exit(3)"]}}}
+    root = write({".mcp.json": json.dumps(config),  # type: ignore[operator]
+                  "agents/a.md": "---\nname: a\ntools: ['@good/*']\n---\n"})
+    with tk.load(root) as proj:
+        panel = ServerPanel(proj, timeout=20)
+        assert "button:disabled{opacity:.4" in panel.widget.children[0].value
+        panel.connect_button.click()
+        assert panel.lights == {"good": "green", "other": "green", "bad": "red"}
+        assert panel.logs.children[2].value.strip() == "cannot open config (×3)"
+        panel.logs.selected_index = 2
+        ping, stop, restart = panel.server_buttons["bad"]
+        assert ping.disabled and stop.disabled and not restart.disabled  # bad is not connected
+        panel.server_buttons["good"][0].click()  # ping good alone
+        assert set(panel.ping_results) == {"good"} and "good" in panel.pinged.value
+        # "other" dies: its light turns red and no stale green ping stays beside it
+        panel.ping_button.click()
+        assert " ms" in panel.pinged.value and "other" in panel.ping_results
+        pids = [p for p in descendants() if b"--tools\0echo" in
+                Path(f"/proc/{p}/cmdline").read_bytes()]
+        assert len(pids) == 1
+        os.kill(pids[0], signal.SIGKILL)
+        assert wait_dead(pids) == []
+        deadline = time.monotonic() + 15
+        while proj.servers.loc["other", "state"] == "connected" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        panel.refresh()
+        assert panel.lights["other"] == "red"
+        assert "other no longer connected" in panel.pinged.value
+        assert panel.logs.selected_index == 2  # the open section did not jump
+        # stop and restart one server from its own row
+        assert any(proj.pool[n].server == "good" for n in proj.pool)
+        panel.server_buttons["good"][1].click()
+        assert proj.servers.loc["good", "state"] == "closed" and panel.lights["good"] == "grey"
+        assert not any(proj.pool[n].server == "good" for n in proj.pool)
+        panel.server_buttons["good"][2].click()
+        assert proj.servers.loc["good", "state"] == "connected" and panel.lights["good"] == "green"
+        proj.close()
+        assert all(b.disabled for row in panel.server_buttons.values() for b in row)
+    assert collapse_repeats("a\na\nb\na\n") == "a (×2)\nb\na\n"

@@ -348,6 +348,13 @@ class Project(Policy):
             raise LockError(f"MCP tools differ from {lock.LOCK_NAME} (kept out of the pool):\n"
                             + "\n".join(report.lines()), report)
 
+    def disconnect(self, names: list[str] | None = None) -> pd.DataFrame:
+        """Stop the named servers' connections (all by default): their processes end and
+        their tools leave the pool; ``connect`` starts them again. Returns :attr:`servers`."""
+        self.check_open()
+        self.server_manager.disconnect(list(self.server_configs) if names is None else names)
+        return self.servers
+
     def server_log(self, name: str) -> str:
         """What server ``name`` wrote to its stderr (stdio servers)."""
         return self.server_manager.log(name)

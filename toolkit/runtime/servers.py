@@ -577,6 +577,29 @@ class ServerManager:
         conn = self.connections[name]
         return background_loop().run(conn.ping)
 
+    def disconnect(self, names: list[str]) -> None:
+        """Stop the named servers' connections (their processes end); their tools leave the
+        pool. A server not connected is left as it is."""
+        background_loop().run(self.adisconnect, names)
+
+    async def adisconnect(self, names: list[str]) -> None:
+        """Async :meth:`disconnect` (on the loop thread)."""
+        unknown = [n for n in names if n not in self.owner.server_configs]
+        if unknown:
+            raise ToolkitError(f"unknown server(s) {unknown}; configured: "
+                               f"{sorted(self.owner.server_configs)}")
+        conns = [self.connections[n] for n in names if n in self.connections]
+        was = {c.name: c.state for c in conns}
+        async with anyio.create_task_group() as tg:
+            for conn in conns:
+                tg.start_soon(conn.stop)
+        for conn in conns:
+            if was[conn.name] == "connected":
+                self.owner.audit_log.record("teardown", outcome="closed", server=conn.name,
+                                            reason=f"{conn.name}: connection closed")
+        if conns:
+            self.owner.server_tools_changed({c.name: None for c in conns})
+
     def close_all(self) -> None:
         """Close every connection (stdio processes terminated, then killed)."""
         if not self.connections or not background_loop().running:
