@@ -38,6 +38,7 @@ from ...core.decision import (
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import ConditionalRules
+from ..base.memo import DecisionMemo
 from .approval import (
     PROMPT_CONFLICT_REASON,
     REJECT_RULES_APPROVAL_REASON,
@@ -92,9 +93,6 @@ def _rule(rule: PrefixRule, layer: str | None) -> Rule:
                 file=rule.file, line=rule.line, layer=layer)
 
 
-_MEMO_SIZE = 4096
-
-
 def _evolve(decision: Decision, **changes: Any) -> Decision:
     """``dataclasses.replace(decision, **changes)`` without its per-field introspection (a
     call builds one decision per part on a hot path): ``Decision`` is a frozen dataclass
@@ -103,28 +101,6 @@ def _evolve(decision: Decision, **changes: Any) -> Decision:
     new.__dict__.update(decision.__dict__)
     new.__dict__.update(changes)
     return new
-
-
-def _frozen(value: Any) -> Any:
-    """``value`` (JSON-like arguments) as a hashable key; TypeError for anything else."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, Mapping):
-        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, *map(_frozen, value))
-    raise TypeError(type(value).__name__)
-
-
-def _question(tool: str, args: Mapping[str, Any] | None, mode: str | None, cwd: str | None,
-              definition: AgentDefinition | None) -> Any:
-    """The memo key of one ``check_call`` question, or None when its arguments are not plain
-    JSON-like data (then it is decided afresh)."""
-    try:
-        frozen = _frozen(args or {})
-    except TypeError:
-        return None
-    return tool, frozen, mode, cwd, definition.name if definition is not None else None
 
 
 def _layer(rule: PrefixRule) -> str:
@@ -139,9 +115,8 @@ class CodexEngine(ConditionalRules):
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings
         self._rules = {id(r): _rule(r, _layer(r)) for r in settings.policy.rules()}
-        #: decisions already made, by the question (a call's decision depends on nothing
-        #: else: the settings are fixed once read); emptied when it grows past _MEMO_SIZE
-        self._memo: dict[Any, Decision] = {}
+        #: decisions already made, by the question (the settings are fixed once read)
+        self._memo = DecisionMemo()
         self._modes: dict[str, CodexEngine] = {}
 
     @property
@@ -339,11 +314,11 @@ class CodexEngine(ConditionalRules):
                    hook: Any, known: Callable[[str], bool]) -> Decision:
         """What Codex does with this call (``mode``: an approval policy, overriding the
         settings' ``approval_policy`` for this question)."""
-        key = _question(tool, args, mode, cwd, definition)
-        if key is not None:
-            found = self._memo.get(key)
-            if found is not None:
-                return found
+        key = self._memo.key(tool, args or {}, mode, cwd,
+                             definition.name if definition is not None else None)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
         if mode is not None and mode != self.settings.approval_policy:
             other = self._modes.get(mode) or self._modes.setdefault(mode, CodexEngine(
                 replace(self.settings, approval_policy=mode, granular={})))
@@ -351,11 +326,7 @@ class CodexEngine(ConditionalRules):
                                         known=known)
         else:
             decision = self._check(tool, args, definition, cwd=cwd, known=known)
-        if key is not None:
-            if len(self._memo) >= _MEMO_SIZE:
-                self._memo.clear()
-            self._memo[key] = decision
-        return decision
+        return self._memo.put(key, decision)
 
     def _base(self, definition: AgentDefinition | None, tool: str, cwd: str | None) -> Decision:
         return Decision(agent=definition.name if definition else "(main)", tool=tool,

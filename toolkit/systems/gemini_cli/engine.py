@@ -26,6 +26,7 @@ from ...core.decision import (
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import ConditionalRules
+from ..base.memo import DecisionMemo
 from .config import GeminiConfig, load_config
 from .policy import (
     ALLOW,
@@ -85,6 +86,8 @@ class GeminiPermissions(ConditionalRules):
     def __init__(self, config: GeminiConfig) -> None:
         self.config = config
         self._engines: dict[tuple[str, bool], PolicyEngine] = {}
+        #: decisions already made, by the question (the rules are fixed once read)
+        self._memo = DecisionMemo()
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -108,6 +111,18 @@ class GeminiPermissions(ConditionalRules):
                    definition: AgentDefinition | None, *, mode: str | None, cwd: str | None,
                    hook: Any, known: Callable[[str], bool]) -> Decision:
         """What Gemini CLI does with this call (see ``Policy.check_call``)."""
+        known_tool = known(tool) or tool in ALL_BUILTIN_TOOL_NAMES
+        key = self._memo.key(tool, args or {}, mode, cwd,
+                             definition.name if definition is not None else None, known_tool)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        return self._memo.put(key, self._check_call(tool, args, definition, mode=mode, cwd=cwd,
+                                                    known_tool=known_tool))
+
+    def _check_call(self, tool: str, args: Mapping[str, Any] | None,
+                    definition: AgentDefinition | None, *, mode: str | None, cwd: str | None,
+                    known_tool: bool) -> Decision:
         name, interactive = parse_mode(mode)
         agent = definition.name if definition is not None else "(main)"
         shown_mode = name if interactive else f"{name} non-interactive"
@@ -122,7 +137,7 @@ class GeminiPermissions(ConditionalRules):
         result = engine.check(tool, call, None, None,
                               definition.name if definition is not None else None)
         decision = self._decision(result, tool, interactive, base)
-        warnings = () if known(tool) or tool in ALL_BUILTIN_TOOL_NAMES else (
+        warnings = () if known_tool else (
             f"{tool} is not a tool of this project (the rules are evaluated anyway)",)
         from dataclasses import replace
 

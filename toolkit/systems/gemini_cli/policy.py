@@ -1004,6 +1004,9 @@ class PolicyEngine:
         for rule in self.rules:
             if self.disable_always_allow and self._always_allow(rule):
                 continue
+            compiled = rule.compiled
+            if compiled is not None and (stringified is None or not compiled.search(stringified)):
+                continue  # its argsPattern does not match: ruleMatches says no (cheap first)
             if not any(rule_matches(rule, n, stringified, has_args, server, self.approval_mode,
                                     self.non_interactive, annotations, subagent)
                        for n in names):
