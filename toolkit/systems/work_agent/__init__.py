@@ -22,10 +22,12 @@ SYSTEM = System(
         Format("work-agent", loader.load_agent, paths=loader.AGENT_PATHS,
                sniff=loader.is_agent_file, marks=("tools",),
                expects="a work-agent agent config (a 'tools' object)"),
-        Format("work-agent-tool", loader.load_tool_json, paths=loader.TOOL_PATHS),
+        # (the sniffs: the same paths seen from a folder inside .work-agent/, given alone)
+        Format("work-agent-tool", loader.load_tool_json, paths=loader.TOOL_PATHS,
+               sniff=loader.is_tool_file),
         # work-agent's own data under .work-agent/ (after its agents and tools): not definitions
         Format("work-agent-data", loader.ignore, paths=loader.DATA_PATHS,
-               suffixes=(".json", ".yaml", ".yml", ".md")),
+               sniff=loader.is_own_data, suffixes=(".json", ".yaml", ".yml", ".md")),
         Format("work-agent-catalog", loader.load_catalog, sniff=by_data(loader.is_catalog),
                marks=("tools",), expects="a tool catalog (a list of tools with 'kind')"),
     ),
@@ -34,5 +36,6 @@ SYSTEM = System(
                   max_depth=DEFAULT_MAX_DEPTH, delegation=True, unasked="run",
                   child_blocked=DEFAULT_CHILD_BLOCKED_TOOLS, rule_syntax="work-agent"),
     layouts=(Layout(".work-agent", ("agents", "tools")),),
+    enclosing_layout=loader.enclosing_layout,
     name_rules=work_agent_names,
 )

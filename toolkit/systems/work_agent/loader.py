@@ -53,6 +53,8 @@ DATA_PATHS = (".work-agent/**/*.json", ".work-agent/**/*.yaml", ".work-agent/**/
               ".work-agent/**/*.md")
 _TOOL_KEYS = {"use", "allowed", "aliases", "mcpServers", "available", "autoApprove"}
 _LAYOUT = re.compile(r"(?:^|/)\.work-agent/agents/[^/]+/agent\.json$")
+_TOOL_LAYOUT = re.compile(r"(?:^|/)\.work-agent/tools/[^/]+/tool\.json$")
+_INSIDE = re.compile(r"(?:^|/)\.work-agent/")
 #: work-agent's transports as toolkit spells them (``process`` is a stdio child process).
 _TRANSPORTS = {"stdio": "stdio", "process": "stdio", "sse": "sse",
                "streamable-http": "streamable-http", "ws": "ws", "tcp": "tcp"}
@@ -67,7 +69,9 @@ def is_agent(data: Any) -> bool:
 def is_agent_file(file: SourceFile) -> bool:
     """An ``agent.json`` (by name, so a misspelt tools key is reported, not skipped) with a
     ``tools`` object or work-agent's required ``name`` and ``prompt``, or any file whose
-    ``tools`` object uses work-agent keys."""
+    ``tools`` object uses work-agent keys; not work-agent's own data (an archived agent)."""
+    if inside_own_folder(file) and not _LAYOUT.search(_absolute(file)):
+        return False
     data = file.data
     return is_agent(data) or (file.name == "agent.json" and isinstance(data, dict)
                                and ("tools" in data or {"name", "prompt"} <= data.keys()))
@@ -84,10 +88,39 @@ def ignore(file: SourceFile, defs: Definitions) -> None:
     """work-agent's own data files (``.work-agent/config``, memory, ...): nothing to read."""
 
 
+def _absolute(file: SourceFile) -> str:
+    return file.path.absolute().as_posix()
+
+
+def inside_own_folder(file: SourceFile) -> bool:
+    """Whether the file lies in a ``.work-agent/`` folder, wherever the project starts."""
+    return bool(_INSIDE.search(_absolute(file)))
+
+
+def is_tool_file(file: SourceFile) -> bool:
+    """``.work-agent/tools/<id>/tool.json`` seen from a folder inside ``.work-agent/``
+    (``tk.load("repo/.work-agent/tools")``), where the path rule sees only ``<id>/tool.json``."""
+    return bool(_TOOL_LAYOUT.search(_absolute(file)))
+
+
+def is_own_data(file: SourceFile) -> bool:
+    """Any other file under ``.work-agent/`` seen from a folder inside it: work-agent's data."""
+    return inside_own_folder(file) and not is_tool_file(file) \
+        and not _LAYOUT.search(_absolute(file))
+
+
+def enclosing_layout(path: Path) -> tuple[str, str] | None:
+    """("work-agent", why) for a folder or file inside ``.work-agent/`` (its ``agents/`` or
+    ``tools/`` given alone)."""
+    for folder in Path(path).absolute().parents:
+        if folder.name == ".work-agent":
+            return "work-agent", f"the project is inside {folder} (the work-agent layout)"
+    return None
+
+
 def in_layout(file: SourceFile, defs: Definitions) -> bool:
     """Whether the file is ``.work-agent/agents/<slug>/agent.json`` (the real layout)."""
-    return bool(_LAYOUT.search(file.place)) or (
-        Path(defs.root).name == ".work-agent" and file.place.startswith("agents/"))
+    return bool(_LAYOUT.search(file.place) or _LAYOUT.search(_absolute(file)))
 
 
 # -- agent.json -----------------------------------------------------------------------------------
