@@ -12,6 +12,7 @@ is a :class:`PolicyFileError` in Gemini's words (``formatPolicyError``) with fil
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -470,12 +471,23 @@ def _written(rule: dict[str, Any], tool: str) -> str:
 
 
 def read_policy_files(path: Path) -> list[Path]:
-    """``readPolicyFiles``: a directory's ``*.toml`` files (sorted), or one ``.toml`` file."""
+    """``readPolicyFiles``: a directory's ``*.toml`` regular files (sorted), or one ``.toml``
+    file. In a directory a symbolic link is not a file (``readdir`` with ``withFileTypes``:
+    ``Dirent.isFile()`` is false for a link), so Gemini CLI never reads a linked policy."""
     if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(".toml"))
+        return sorted(p for p in path.iterdir()
+                      if not p.is_symlink() and p.is_file() and p.name.endswith(".toml"))
     if path.is_file() and path.name.endswith(".toml"):
         return [path]
     return []
+
+
+def linked_policy_files(path: Path) -> list[Path]:
+    """The ``*.toml`` symbolic links in a policy directory, which :func:`read_policy_files`
+    (as Gemini CLI) skips: dotfile managers often link ``~/.gemini/policies/*.toml``."""
+    if not path.is_dir():
+        return []
+    return sorted(p for p in path.iterdir() if p.is_symlink() and p.name.endswith(".toml"))
 
 
 def load_policies(paths: Iterable[Path], tier_of: Callable[[Path], int],
@@ -490,6 +502,14 @@ def load_policies(paths: Iterable[Path], tier_of: Callable[[Path], int],
             result.errors.append(PolicyFileError(shown(path), path.name, TIER_NAMES.get(
                 tier, "default"), "file_read", "Failed to read policy path", str(exc)))
             continue
+        for link in linked_policy_files(path):
+            result.errors.append(PolicyFileError(
+                shown(link), link.name, TIER_NAMES.get(tier, "default"), "file_read",
+                "Symbolic link not loaded",
+                f"{link.name} links to {os.readlink(link)}; Gemini CLI reads only regular .toml "
+                "files in a policy folder (fs.readdir withFileTypes: a link is not a file), so "
+                "its rules do not apply", "Copy the file into the folder instead of linking it",
+                "warning"))
         for file in files:
             try:
                 text = file.read_text(encoding="utf-8")
@@ -530,6 +550,7 @@ __all__ += [
     "MODES",
     "SafetyCheckerRule",
     "is_valid_tool_name",
+    "linked_policy_files",
     "read_policy_files",
     "validate_mcp_policy_tool_names",
     "validate_tool_name",
