@@ -250,6 +250,34 @@ class Project(Policy):
 
         return lint(self)
 
+    def probe(self, rules: Sequence[str] | str | None = None, mode: str | None = None,
+              runtime: str | None = None) -> pd.DataFrame:
+        """Bypass probes: every shell-command rule's command respelt by 200-odd named
+        templates (wrappers, ``bash -c``, absolute paths, quoting, chains, substitutions,
+        redirections, reordered flags ...), each variant decided by ``check_call``. One row
+        per finding: kind (``allow-escape``: a dangerous payload an allow rule lets run
+        unasked; ``deny-bypass``: a deny or ask rule's command running unasked in another
+        form), rule, command, effect, deciding_rule, template (then runtime, rule_kind, file,
+        line, family, reason, deciding_where, message). ``rules``: only these rule texts;
+        ``mode``: the permission mode to decide in (None: the project's own)
+        (:mod:`toolkit.analysis.probe`).
+        """
+        from ..analysis.probe import probe
+
+        return probe(self, rules, mode, runtime)
+
+    def coverage(self, tests: str | os.PathLike[str] | None = None,
+                 transcripts: Any = None) -> pd.DataFrame:
+        """Per permission rule: how many test cases (``toolmatrix.tests.yaml``, ``tests``: that
+        file or its folder) and rule examples it decided, how many replayed calls reached it
+        and decided (``transcripts``: what ``tk.replay`` reads), and its status: ``covered``
+        (a test, an example or a replayed call shows it deciding), ``matched`` (reached, never
+        deciding) or ``uncovered`` (:func:`toolkit.analysis.policy_tests.coverage`).
+        """
+        from ..analysis.policy_tests import coverage
+
+        return coverage(self, tests, transcripts)
+
     def __enter__(self) -> Project:
         return self
 
