@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
     from ..policy import Policy
 
-__all__ = ["COVERAGE_COLUMNS", "EXPECTS", "RESULT_COLUMNS", "TEST_FILES", "TestCase", "TestRun",
-           "find_tests", "read_tests", "run_tests"]
+__all__ = ["COVERAGE_COLUMNS", "EXPECTS", "RESULT_COLUMNS", "RULE_COVERAGE_COLUMNS", "TEST_FILES",
+           "TestCase", "TestRun", "coverage", "find_tests", "read_tests", "run_tests"]
 
 #: The names a test file beside the policy may have, in the order they are looked for.
 TEST_FILES = ("toolmatrix.tests.yaml", "toolmatrix.tests.yml", "toolmatrix.tests.toml")
@@ -424,3 +424,45 @@ def _coverage(proj: Policy, decided: Mapping[tuple[Any, ...], int],
                          "status": "covered" if n or e else ("matched" if m else "uncovered")})
     return pd.DataFrame(rows, columns=list(COVERAGE_COLUMNS)).astype({"line": "Int64"})
 
+
+
+#: ``proj.coverage()``: per rule, what decided it in the tests, the examples and a replay.
+RULE_COVERAGE_COLUMNS = ("runtime", "kind", "rule", "layer", "file", "line", "agent", "tests",
+                         "examples", "matched", "replay_hits", "replay_decisive", "status")
+
+
+def coverage(proj: Policy, tests: str | os.PathLike[str] | None = None,
+             transcripts: Any = None) -> pd.DataFrame:
+    """Per permission rule (the denominator of ``toolmatrix test --coverage``): ``tests``
+    (cases it decided), ``examples`` (its own examples that passed), ``matched`` (cases that
+    reached it), and with ``transcripts`` (anything ``tk.replay`` reads) ``replay_hits`` /
+    ``replay_decisive`` (logged calls it matched / decided). ``status``: ``covered`` when a
+    test, an example or a replayed call shows it deciding, ``matched`` when only reached,
+    else ``uncovered``."""
+    import pandas as pd
+
+    frame = run_tests(proj, tests).coverage.rename(columns={"decided": "tests"})
+    hits: dict[tuple[Any, ...], tuple[int, int]] = {}
+    if transcripts is not None:
+        from .replay import replay
+
+        replayed = replay(proj, transcripts).rules
+        for record in replayed.to_dict("records"):
+            line = record.get("line")
+            key = (record.get("kind"), record.get("file"),
+                   None if line is None or pd.isna(line) else int(line), record.get("rule"))
+            old = hits.get(key, (0, 0))
+            hits[key] = (old[0] + int(record.get("hits") or 0),
+                         old[1] + int(record.get("decisive") or 0))
+    rows = []
+    for record in frame.to_dict("records"):
+        line = record["line"]
+        key = (record["kind"], record["file"], None if pd.isna(line) else int(line),
+               record["rule"])
+        replay_hits, replay_decisive = hits.get(key, (0, 0))
+        covered = record["tests"] or record["examples"] or replay_decisive
+        status = ("covered" if covered
+                  else "matched" if record["matched"] or replay_hits else "uncovered")
+        rows.append({**record, "replay_hits": replay_hits, "replay_decisive": replay_decisive,
+                     "status": status})
+    return pd.DataFrame(rows, columns=list(RULE_COVERAGE_COLUMNS)).astype({"line": "Int64"})

@@ -1,0 +1,515 @@
+"""Bypass probes (SPEC section 14, issue 24 item 4): ``proj.probe()``, ``toolmatrix probe``.
+
+For every shell-command rule of every runtime the project holds (Claude Code's ``Bash(...)``
+rules, Gemini CLI's ``commandPrefix`` / ``commandRegex``, Codex's ``prefix_rule``), the probe
+takes the command the rule speaks of (its *seed*: ``git push`` for ``Bash(git push *)``),
+respells it with the named templates of :mod:`toolkit.analysis.probe_templates`, and asks
+the project's own engine (``proj.check_call``, nothing else: no matching is done here)
+what each variant does. Two kinds of finding:
+
+``allow-escape``  an allow rule lets a dangerous payload run unasked: the variant runs
+                  without a prompt, the rule is among those that decided it (the whole call
+                  or one of its parts), and the payload on its own (the template's
+                  ``control``) would not run unasked. ``git show > ~/.ssh/id_rsa`` under a
+                  prefix allow of ``git show``; ``python -c "..."`` under ``Bash(python:*)``.
+``deny-bypass``   the command a deny (or ask) rule stops runs unasked in another form:
+                  ``env git push`` past ``Bash(git push *)`` where ``env`` is allowed, or
+                  ``taskset 1 git push`` in ``bypassPermissions`` mode, where only rules stop
+                  a call.
+
+The seed itself is checked first: an allow rule must allow it, a deny rule deny it, an ask
+rule ask for it. A rule whose own command it does not decide (shadowed by a stronger rule,
+or a pattern that never matches, as Gemini CLI's ``commandRegex = "^sudo"``) is listed in
+the run's ``rules`` table as ``skipped`` with the decision its seed got.
+
+Everything is decided in one permission mode: ``mode=None`` is the project's own (its
+settings' ``defaultMode``, Gemini CLI's ``default``, Codex's ``approval_policy``). In an
+asking mode a variant that no rule matches asks, which is safe, so deny bypasses show where
+an allow rule, a read-only built-in or the mode lets the variant run; pass
+``mode="bypassPermissions"`` (Claude Code) or ``"yolo"`` (Gemini CLI) to see what the deny
+rules alone stop.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import shlex
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..core.decision import Decision, Effect
+from ..core.models import Rule
+from .probe_templates import PAYLOADS, TARGETS, TEMPLATES, Template
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..policy import Policy
+
+__all__ = ["FINDING_COLUMNS", "KINDS", "RULE_COLUMNS", "ProbeRun", "probe", "run_probe",
+           "seed_fields", "variants"]
+
+KINDS = ("allow-escape", "deny-bypass")
+FINDING_COLUMNS = ("kind", "rule", "command", "effect", "deciding_rule", "template", "runtime",
+                   "rule_kind", "file", "line", "family", "reason", "deciding_where", "message")
+RULE_COLUMNS = ("runtime", "rule", "kind", "file", "line", "seed", "status", "variants",
+                "findings", "note")
+
+
+# -- the runtimes' shell tools and how their rules name a command ------------------------------
+
+def _plain(command: str) -> dict[str, Any]:
+    return {"command": command}
+
+
+def _bash_lc(command: str) -> dict[str, Any]:
+    return {"command": ["bash", "-lc", command]}
+
+
+#: runtime -> (its shell tool, how a command line becomes that tool's arguments)
+SHELLS: dict[str, tuple[str, Callable[[str], dict[str, Any]]]] = {
+    "claude-code": ("Bash", _plain),
+    "gemini-cli": ("run_shell_command", _plain),
+    "codex": ("shell", _bash_lc),
+}
+
+
+def _claude_seed(row: Mapping[str, Any]) -> str | None:
+    """``Bash(git push *)`` -> ``git push``: the literal text with the wildcards filled."""
+    if row.get("tool") != "Bash" or not isinstance(row.get("spec"), str):
+        return None
+    spec: str = row["spec"]
+    if spec.endswith(":*"):
+        spec = spec[:-2]
+    spec = spec.rstrip("* ").replace("*", "x")
+    return spec.strip() or None
+
+
+def _gemini_seed(row: Mapping[str, Any]) -> str | None:
+    """``commandPrefix="git show"`` -> ``git show``; a ``commandRegex`` -> a shortest string
+    of the regular expression (``None`` when it cannot be read as one)."""
+    spec = row.get("spec")
+    if row.get("tool") != "run_shell_command" or not isinstance(spec, str):
+        return None
+    found = re.fullmatch(r'(commandPrefix|commandRegex)=(".*")', spec, re.S)
+    if found is None:
+        return None
+    import json
+
+    try:
+        value = json.loads(found.group(2))
+    except ValueError:
+        return None
+    if found.group(1) == "commandPrefix":
+        return str(value).strip() or None
+    return _regex_example(str(value))
+
+
+@lru_cache(maxsize=1024)
+def _regex_example(regex: str) -> str | None:
+    from .lint import _fsm, _witness
+
+    try:  # the anchors are implied: a string of the pattern is a command it speaks of
+        text = _witness(_fsm(re.sub(r"(?<!\\)\$", "", regex.removeprefix("^"))))
+    except Exception:  # noqa: BLE001 - interegular cannot read every JavaScript regex
+        return None  # (the rule is listed as skipped: "no command to start from")
+    return text.strip() if text and text.strip() else None
+
+
+def _codex_seed(row: Mapping[str, Any]) -> str | None:
+    """``prefix_rule(pattern=["git", ["push", "commit"]], ...)`` -> ``git push``."""
+    text = row.get("text")
+    if not isinstance(text, str) or not text.startswith("prefix_rule("):
+        return None
+    start = text.find("pattern=[")
+    if start < 0:
+        return None
+    i, depth = start + len("pattern="), 0
+    for end in range(i, len(text)):
+        depth += {"[": 1, "]": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+    import json
+
+    try:
+        pattern = json.loads(text[i:end + 1])
+    except ValueError:
+        return None
+    words = [p[0] if isinstance(p, list) and p else p for p in pattern]
+    if not words or not all(isinstance(w, str) for w in words):
+        return None
+    return shlex.join(words)
+
+
+def _open_ended(runtime: str, row: Mapping[str, Any]) -> bool:
+    """Whether the rule matches its seed followed by more words (a prefix rule)."""
+    if runtime == "claude-code":
+        return str(row.get("spec") or "").endswith("*")
+    if runtime == "gemini-cli":
+        return str(row.get("spec") or "").startswith("commandPrefix=")
+    return runtime == "codex"
+
+
+_SEEDS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
+    "claude-code": _claude_seed, "gemini-cli": _gemini_seed, "codex": _codex_seed}
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One rule to probe: where it is written and the command it speaks of."""
+
+    runtime: str
+    text: str
+    kind: str
+    file: str
+    line: int | None
+    seed: str | None
+    open_ended: bool = False  # a prefix rule: the seed may be followed by more words
+
+    @property
+    def where(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
+    def decided(self, d: Decision) -> bool:
+        """Whether this rule decided ``d`` or one of its parts."""
+        return any(self._is(r) for r in _deciders(d))
+
+    def _is(self, rule: Rule) -> bool:
+        return (rule.file == self.file and rule.line == self.line and rule.kind == self.kind
+                and (rule.text == self.text or self.text in rule.text))
+
+
+def _deciders(d: Decision) -> list[Rule]:
+    return [r for r in (d.rule, *(p.rule for p in d.parts)) if r.kind != "none"]
+
+
+def _targets(proj: Policy, runtime: str, engine: Any) -> list[_Target]:
+    """The settings rules of ``runtime`` that name a shell command (not built-in policies,
+    not a subagent's front matter), in the engine's order."""
+    import pandas as pd
+
+    seed_of = _SEEDS[runtime]
+    frame = engine.frame(list(proj.definitions.agents.values()))
+    found = []
+    for row in frame.to_dict("records"):
+        file, kind = row.get("file"), row.get("kind")
+        agent = row.get("agent")
+        if not isinstance(file, str) or file.startswith("<") or kind not in ("allow", "ask",
+                                                                            "deny"):
+            continue
+        if row.get("status") in ("skipped", "disabled") or (agent is not None
+                                                             and not pd.isna(agent)):
+            continue
+        seed = seed_of(row)
+        if seed is None and runtime == "claude-code" and row.get("tool") != "Bash":
+            continue
+        if seed is None and runtime == "gemini-cli" and row.get("tool") != "run_shell_command":
+            continue
+        line = row.get("line")
+        found.append(_Target(runtime, str(row.get("text")), str(kind), file,
+                             None if line is None or pd.isna(line) else int(line), seed,
+                             _open_ended(runtime, row)))
+    return found
+
+
+# -- seeds and their respellings ---------------------------------------------------------------
+
+_COMBINED = re.compile(r"-[A-Za-z]{2,}")
+_SHORT = re.compile(r"-[A-Za-z]")
+#: Long spellings of short flags, per program (for the "flags-long" template).
+_LONG = {
+    "rm": {"r": "--recursive", "R": "--recursive", "f": "--force", "v": "--verbose",
+           "i": "--interactive", "d": "--dir"},
+    "git": {"f": "--force", "A": "--all", "a": "--all", "n": "--dry-run", "u": "--set-upstream",
+            "m": "--message", "q": "--quiet", "v": "--verbose", "d": "--delete",
+            "D": "--delete --force"},
+    "cp": {"r": "--recursive", "R": "--recursive", "f": "--force", "a": "--archive"},
+    "mv": {"f": "--force", "i": "--interactive", "v": "--verbose"},
+    "chmod": {"R": "--recursive", "v": "--verbose"},
+    "chown": {"R": "--recursive", "v": "--verbose"},
+    "npm": {"g": "--global", "f": "--force", "D": "--save-dev"},
+    "docker": {"f": "--force", "a": "--all", "v": "--volumes"},
+    "kubectl": {"f": "--filename", "n": "--namespace", "A": "--all-namespaces"},
+    "curl": {"o": "--output", "X": "--request", "d": "--data", "s": "--silent",
+             "L": "--location"},
+}
+
+
+def _sq(text: str) -> str:
+    return text.replace("'", "'\\''")
+
+
+def _dq(text: str) -> str:
+    return re.sub(r'([\\"$`])', r"\\\1", text)
+
+
+def seed_fields(seed: str) -> dict[str, str | None] | None:
+    """The fields templates are written over (see :mod:`.probe_templates`), or None when
+    ``seed`` is not a command line (unbalanced quotes, nothing in it).
+
+    >>> f = seed_fields("rm -rf build")
+    >>> f["head"], f["args"], f["permuted"], f["split"], f["flags_last"], f["long"]
+    ('rm', ' -rf build', 'rm -fr build', 'rm -r -f build', 'rm build -rf', \
+'rm --recursive --force build')
+    """
+    try:
+        words = shlex.split(seed)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    head, rest = words[0], words[1:]
+    quoted = [shlex.quote(w) for w in words]
+    cmd = " ".join(quoted)
+    args = "".join(f" {w}" for w in quoted[1:])
+    name = head.rsplit("/", 1)[-1]
+    fields: dict[str, str | None] = {
+        "cmd": cmd, "head": head, "args": args, "sq": _sq(cmd), "dq": _dq(cmd),
+        "args_sq": _sq(args.strip()) if rest else None,
+        "sub": quoted[1] if rest else None,
+        "subargs": "".join(f" {w}" for w in quoted[2:]),
+        "subargs_words": " ".join(quoted[2:]) if len(rest) > 1 else None,
+        "s0": quoted[1][:1] if rest and len(rest[0]) > 1 and quoted[1] == rest[0] else None,
+        "s1": quoted[1][1:] if rest and len(rest[0]) > 1 and quoted[1] == rest[0] else None,
+        "h0": head[:1] if len(head) > 1 and "/" not in head else None,
+        "h1": head[1:] if len(head) > 1 and "/" not in head else None,
+        "hex": "".join(f"\\x{ord(c):02x}" for c in head),
+        "rev": shlex.quote(head[::-1]),
+        "b64": base64.b64encode(head.encode()).decode(),
+        "glob": f"/usr/bin/{name[:-1]}?" if len(name) > 1 else None,
+        "glob_bracket": f"/usr/bin/{name[:-1]}[{name[-1]}]" if len(name) > 1 else None,
+        "commas": ",".join(words) if all(re.fullmatch(r"[A-Za-z0-9_./:=+-]+", w)
+                                         for w in words) and rest else None,
+        "args_tabbed": "\t".join(quoted[1:]) if rest else None,
+        "args_spaced": "  ".join(quoted[1:]) if rest else None,
+    }
+    fields.update(_flag_fields(name, quoted))
+    return fields
+
+
+def _flag_fields(name: str, quoted: list[str]) -> dict[str, str | None]:
+    head, rest = quoted[0], quoted[1:]
+    combined = [i for i, w in enumerate(rest) if _COMBINED.fullmatch(w)]
+    flags = [w for w in rest if w.startswith("-") and w != "-"]
+
+    def line(words: Iterable[str]) -> str:
+        return " ".join([head, *words])
+
+    permuted = split = added = last = None
+    if combined:
+        i = combined[0]
+        letters = rest[i][1:]
+        if len(set(letters)) > 1:
+            permuted = line([*rest[:i], "-" + letters[::-1], *rest[i + 1:]])
+        split = line([*rest[:i], *(f"-{c}" for c in letters), *rest[i + 1:]])
+        added = line([*rest[:i], rest[i] + ("v" if "v" not in letters else "q"),
+                      *rest[i + 1:]])
+    elif flags:
+        i = rest.index(flags[0])
+        added = line([*rest[:i + 1], "-v" if flags[0] != "-v" else "-q", *rest[i + 1:]])
+    spelt = _long_flags(_LONG.get(name, {}), rest)
+    long = line(spelt) if spelt != rest else None
+    if flags:
+        positional = [w for w in rest if w not in flags]
+        moved = [*positional, *flags]
+        if moved != rest:
+            last = line(moved)
+    return {"permuted": permuted, "split": split, "flags_last": last, "long": long,
+            "added_flag": added}
+
+
+def _long_flags(table: Mapping[str, str], words: list[str]) -> list[str]:
+    """``-rf`` -> ``--recursive --force`` where every letter has a long spelling."""
+    out: list[str] = []
+    for word in words:
+        if _COMBINED.fullmatch(word) or _SHORT.fullmatch(word):
+            spelt = [table.get(c) for c in word[1:]]
+            if all(spelt):
+                out.extend(" ".join(s for s in spelt if s).split())
+                continue
+        out.append(word)
+    return out
+
+
+@lru_cache(maxsize=512)
+def _names(form: str) -> tuple[str, ...]:
+    return tuple(name for _, name, _, _ in string.Formatter().parse(form) if name)
+
+
+def _applies(template: Template, fields: Mapping[str, str | None]) -> bool:
+    head = fields["head"] or ""
+    name = head.rsplit("/", 1)[-1]
+    if template.heads and name not in template.heads:
+        return False
+    if template.bare and fields.get("sub") is not None:
+        return False
+    return not (template.subs and (fields.get("sub") or "") not in template.subs)
+
+
+def _fill(form: str, fields: Mapping[str, str | None]) -> str | None:
+    if any(fields.get(n) is None for n in _names(form)):
+        return None
+    return form.format(**fields)
+
+
+def variants(seed: str, purpose: str) -> list[tuple[Template, str, str | None]]:
+    """``(template, command, control)`` for every template of ``purpose`` (``"escape"`` or
+    ``"bypass"``) that applies to ``seed``; the control is the escape's payload alone.
+
+    >>> [(t.name, c) for t, c, _ in variants("git push", "bypass")][:2]
+    [('env', 'env git push'), ('env-assignment', 'env FOO=1 git push')]
+    """
+    fields = seed_fields(seed)
+    if fields is None:
+        return []
+    out = []
+    for template in TEMPLATES:
+        if template.purpose != purpose or not _applies(template, fields):
+            continue
+        payload = PAYLOADS[template.payload]
+        filled = {**fields, "payload": payload, "psq": _sq(payload),
+                  "target": TARGETS[template.target]}
+        command = _fill(template.form, filled)
+        if command is None or command == fields["cmd"]:
+            continue
+        control = _fill(template.control, filled) if purpose == "escape" else None
+        out.append((template, command, control))
+    return out
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+@dataclass
+class ProbeRun:
+    """What ``toolmatrix probe`` reports: the findings and, per rule, what was tried."""
+
+    findings: pd.DataFrame
+    rules: pd.DataFrame
+    mode: str | None = None
+    variants: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        probed = int((self.rules["status"] == "probed").sum()) if len(self.rules) else 0
+        counts = {k: int((self.findings["kind"] == k).sum()) for k in KINDS}
+        skipped = len(self.rules) - probed
+        return (f"{probed} rule(s) probed with {self.variants} variant(s)"
+                + (f", {skipped} skipped" if skipped else "")
+                + f": {counts['allow-escape']} allow-escape, {counts['deny-bypass']} "
+                  "deny-bypass finding(s)")
+
+
+class _Checker:
+    """``proj.check_call`` for one runtime's shell tool, each command asked once."""
+
+    def __init__(self, proj: Policy, runtime: str, mode: str | None) -> None:
+        self.proj, self.runtime, self.mode = proj, runtime, mode
+        self.tool, self.args = SHELLS[runtime]
+        self.seen: dict[str, Decision] = {}
+
+    def __call__(self, command: str) -> Decision:
+        d = self.seen.get(command)
+        if d is None:
+            d = self.proj.check_call(self.tool, self.args(command), mode=self.mode,
+                                     runtime=self.runtime)
+            self.seen[command] = d
+        return d
+
+
+def _expected(kind: str) -> tuple[Effect, ...]:
+    return {"allow": (Effect.ALLOW,), "ask": (Effect.ASK,),
+            "deny": (Effect.DENY, Effect.IMPLICIT_DENY)}[kind]
+
+
+def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str | None = None,
+              runtime: str | None = None) -> ProbeRun:
+    """Probe the shell-command rules of the project (``rules``: only those whose text is
+    listed; ``runtime``: only that runtime's) in ``mode`` (None: the project's own)."""
+    import pandas as pd
+
+    wanted = {rules} if isinstance(rules, str) else set(rules) if rules is not None else None
+    findings: list[dict[str, Any]] = []
+    table: list[dict[str, Any]] = []
+    tried = 0
+    for name, engine in proj.engines.items():
+        if name not in SHELLS or (runtime is not None and name != runtime):
+            continue
+        check = _Checker(proj, name, mode)
+        for target in _targets(proj, name, engine):
+            if wanted is not None and target.text not in wanted:
+                continue
+            row, found, count = _probe_rule(target, check)
+            tried += count
+            findings.extend(found)
+            table.append(row)
+    if wanted is not None:
+        missing = sorted(wanted - {r["rule"] for r in table})
+        if missing:
+            raise ValueError(f"no shell-command rule {missing[0]!r} in the project; rules: "
+                             + ", ".join(sorted({t.text for n, e in proj.engines.items()
+                                                 if n in SHELLS
+                                                 for t in _targets(proj, n, e)})[:20]))
+    frame = pd.DataFrame(findings, columns=list(FINDING_COLUMNS)).astype({"line": "Int64"})
+    rules_frame = pd.DataFrame(table, columns=list(RULE_COLUMNS)).astype({"line": "Int64"})
+    return ProbeRun(frame, rules_frame, mode, tried)
+
+
+def _probe_rule(target: _Target, check: _Checker
+                ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    row = {"runtime": target.runtime, "rule": target.text, "kind": target.kind,
+           "file": target.file, "line": target.line, "seed": target.seed, "status": "skipped",
+           "variants": 0, "findings": 0, "note": ""}
+    if target.seed is None:
+        row["note"] = "no command to start from (the pattern names none)"
+        return row, [], 0
+    first = check(target.seed)
+    if first.effect not in _expected(target.kind) or not target.decided(first):
+        by = _deciders(first)
+        row["note"] = (f"its own command {target.seed!r} is decided otherwise: "
+                       f"{first.effect.value} by {by[0].text if by else first.reason.value}")
+        return row, [], 0
+    purpose = "escape" if target.kind == "allow" else "bypass"
+    seed = target.seed
+    if purpose == "bypass" and target.open_ended and seed.rsplit(" ", 1)[-1].startswith("-"):
+        # an operand after the flags, so that reordering has something to move past
+        # (``rm -rf x`` for ``Bash(rm -rf:*)``): still the rule's command
+        filled = check(f"{seed} x")
+        if filled.effect in _expected(target.kind) and target.decided(filled):
+            seed = f"{seed} x"
+    found = []
+    tried = variants(seed, purpose)
+    for template, command, control in tried:
+        d = check(command)
+        if d.effect is not Effect.ALLOW:
+            continue
+        if purpose == "escape":
+            if not target.decided(d) or control is None or check(control).effect is Effect.ALLOW:
+                continue
+            kind = "allow-escape"
+        else:
+            kind = "deny-bypass"
+        found.append(_finding(kind, target, template, command, d))
+    row.update(seed=seed, status="probed", variants=len(tried), findings=len(found))
+    return row, found, len(tried)
+
+
+def _finding(kind: str, target: _Target, template: Template, command: str, d: Decision
+             ) -> dict[str, Any]:
+    deciders = list(dict.fromkeys((r.text, r.where if r.file else "") for r in _deciders(d)))
+    return {"kind": kind, "rule": target.text, "command": command, "effect": d.effect.value,
+            "deciding_rule": "; ".join(t for t, _ in deciders),
+            "template": template.name, "runtime": target.runtime, "rule_kind": target.kind,
+            "file": target.file, "line": target.line, "family": template.family,
+            "reason": d.reason.value,
+            "deciding_where": "; ".join(w for _, w in deciders if w), "message": d.message}
+
+
+def probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str | None = None,
+          runtime: str | None = None) -> pd.DataFrame:
+    """``proj.probe()``: the findings of :func:`run_probe` (one row per variant that escapes
+    or bypasses; see the module docstring)."""
+    return run_probe(proj, rules, mode, runtime).findings
