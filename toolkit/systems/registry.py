@@ -25,6 +25,7 @@ from . import (
     gemini_cli,
     mcp_clients,
     mux,
+    opencode,
     trustgraph,
     vscode,
     work_agent,
@@ -83,6 +84,7 @@ SYSTEMS: list[System] = [
     codex.SYSTEM,
     gemini_cli.SYSTEM,
     vscode.SYSTEM,
+    opencode.SYSTEM,
 ]
 
 #: Every format toolkit reads, gathered from the systems.
