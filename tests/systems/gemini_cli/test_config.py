@@ -477,3 +477,32 @@ def test_all_tiers_in_order() -> None:
                                   storage=DIRS)
     assert dirs == ["/mock/system/policies", "/admin/extra/policies", "/user/custom/policies",
                     "/workspace/policies", "/default/policies"]
+
+
+# -- toolkit: the same settings band through a project ------------------------------------------
+
+def test_headless_auto_allow_through_check_call(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """toolkit: a project's one rule set serves every mode, so ``mcp.autoAllowInHeadless``
+    rules carry ``interactive = false``: a configured server's tool runs in ``gemini -p``
+    (non-interactive) and still asks interactively, as createPolicyEngineConfig builds them
+    per mode (config.test.ts 'should automatically allow configured MCP servers in
+    non-interactive mode if opted-in')."""
+    import json
+
+    import toolkit as tk
+    from toolkit.core.decision import Effect
+
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+    root = tmp_path / "proj"
+    (root / ".gemini").mkdir(parents=True)
+    (root / ".gemini" / "settings.json").write_text(json.dumps({
+        "mcp": {"autoAllowInHeadless": True},
+        "mcpServers": {"docs": {"command": "node", "args": ["docs.js"]}}}))
+    proj = tk.load(root, home=tmp_path / "home", managed=False, runtime="gemini-cli")
+    d = proj.check_call("mcp_docs_search", {"q": "x"}, runtime="gemini-cli",
+                        mode="non-interactive")
+    assert d.effect is Effect.ALLOW and d.rule.file == ".gemini/settings.json"
+    assert proj.check_call("mcp_docs_search", {"q": "x"},
+                           runtime="gemini-cli").effect is Effect.ASK
+    proj.close()
