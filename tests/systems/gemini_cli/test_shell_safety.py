@@ -20,7 +20,6 @@ from toolkit.systems.gemini_cli.policy import (
     PolicyEngine,
     PolicyRule,
     build_args_patterns,
-    stable_stringify,
 )
 from toolkit.systems.gemini_cli.toml_loader import parse_policy_text
 
@@ -145,17 +144,7 @@ def test_two_ask_rules_blame_the_first() -> None:
     assert result.rule is not None and result.rule.name == "ask_rule_1"
 
 
-# -- stable-stringify.test.ts (utils.test.ts is ported whole in test_utils.py) ---------------
-
-def test_stable_stringify_sorts_keys_and_wraps_top_level_pairs() -> None:
-    """Source: stable-stringify.test.ts, 'should sort object keys' and the NUL-delimited
-    top-level pairs."""
-    assert stable_stringify({"b": 2, "a": 1}) == '{\0"a":1\0,\0"b":2\0}'
-    assert stable_stringify({"a": {"d": 1, "c": [1, None]}}) == '{\0"a":{"c":[1,null],"d":1}\0}'
-    assert stable_stringify("x") == '"x"'
-
-
-# -- toml-loader.test.ts --------------------------------------------------------------------
+# -- toml-loader.test.ts (ported whole in test_toml_loader.py; these add locations) --------
 
 def test_toml_loads_and_transforms() -> None:
     """Source: toml-loader.test.ts, 'should load and parse a simple policy file',
