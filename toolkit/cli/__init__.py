@@ -69,4 +69,5 @@ def main_entry() -> None:
 from . import check, matrix, explain, why, replay, diff, lock  # noqa: E402, F401
 from . import test  # noqa: E402, F401
 from . import lint  # noqa: E402, F401
+from . import probe  # noqa: E402, F401
 # isort: on
