@@ -15,6 +15,7 @@ from . import agent, why  # noqa: F401
 from . import replay, diff, risk, lock  # noqa: F401
 from . import test  # noqa: F401
 from . import lint  # noqa: F401
+from . import probe  # noqa: F401
 # isort: on
 
 __all__ = ["SUBCOMMANDS", "MagicState", "Subcommand", "subcommand"]
