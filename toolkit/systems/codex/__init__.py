@@ -3,18 +3,23 @@
 - :mod:`.execpolicy`: rules files read with starlark-rust (``starlark-pyo3``), matching;
 - :mod:`.bash`: how Codex splits ``bash -lc`` scripts (tree-sitter-bash);
 - :mod:`.safety`: its known-safe and dangerous command heuristics;
-- :mod:`.config`: ``config.toml`` layers, project trust, the rules files of each layer;
+- :mod:`.config`: ``config.toml`` layers (system, user, each trusted project ``.codex``
+  from the project root down to the working folder), project trust, the rules files of
+  each layer, legacy ``.codexpolicy`` files reported;
+- :mod:`.requirements`: managed ``requirements.toml`` (``tk.load(..., managed=...)``);
 - :mod:`.engine`: the permission engine (``proj.check_call(..., runtime="codex")``).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from ...core.models import Tool
 from ...core.presets import Preset
 from ..base.definitions import Definitions
 from ..base.risks import ALL, WRITE
 from ..base.system import Layout, System
-from .config import APPROVAL_POLICIES
+from .config import APPROVAL_POLICIES, project_folders
 from .engine import empty_engine, open_engine
 
 __all__ = ["SYSTEM"]
@@ -26,6 +31,21 @@ BUILTINS = {
     "update_plan": "Updates the task plan",
     "view_image": "Attaches a local image",
 }
+
+
+def _enclosing_layout(path: Path) -> tuple[str, str] | None:
+    """("codex", why) for a folder without ``.codex/`` of its own inside a project whose
+    ``.codex/`` is higher up: Codex reads the ``.codex`` folders from the project root
+    (marked by ``.git``) down to the folder a session starts in."""
+    target = Path(path)
+    if not target.is_dir() or (target / ".codex").is_dir():
+        return None
+    folders = project_folders(target.resolve())
+    if not folders:
+        return None
+    nearest = folders[-1]
+    return "codex", (f"the project folder is below {nearest.parent}, whose .codex/ Codex reads "
+                     "for a session started here (the codex layout)")
 
 
 def _add_builtins(defs: Definitions) -> None:
@@ -40,6 +60,7 @@ SYSTEM = System(
     preset=Preset(name="codex", unknown_name="warn", omitted_root="all", empty_list="none",
                   child_extra="drop-warn", strip_coordination=False, max_depth=None),
     layouts=(Layout(".codex", ("rules", "config.toml")),),
+    enclosing_layout=_enclosing_layout,
     hidden_folders=(".codex",),
     add_builtins=_add_builtins,
     engine=open_engine,

@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 from ...core.decision import (
@@ -36,7 +38,7 @@ from ...core.decision import (
     decide_call,
 )
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
-from ...errors import Problem
+from ...errors import DefinitionError, Problem
 from ..base.engine import ConditionalRules
 from ..base.memo import DecisionMemo
 from .approval import (
@@ -52,8 +54,15 @@ from .approval import (
     exec_approval_requirement,
     requirement_json,
 )
-from .config import CodexSettings, quote, read_settings
+from .config import CodexSettings, project_folders, quote, read_settings
 from .execpolicy import Evaluation, PrefixRule, RuleMatch, strictest
+from .requirements import (
+    Requirements,
+    RequirementsError,
+    compose,
+    legacy_managed_config,
+    parse_requirements,
+)
 from .safety import command_might_be_dangerous, is_known_safe_command
 
 __all__ = ["SHELL_TOOLS", "CodexEngine", "ExecPolicyCommands", "commands_for_exec_policy",
@@ -103,7 +112,11 @@ def _evolve(decision: Decision, **changes: Any) -> Decision:
     return new
 
 
-def _layer(rule: PrefixRule) -> str:
+def _layer(rule: PrefixRule, settings: CodexSettings | None = None) -> str:
+    """The layer of a rule's file: system / user / project / managed (requirements)."""
+    found = settings.rule_layers.get(rule.file or "") if settings is not None else None
+    if found is not None:
+        return found
     return "user" if (rule.file or "").startswith("~") else "project"
 
 
@@ -112,9 +125,14 @@ class CodexEngine(ConditionalRules):
 
     system = "codex"
 
-    def __init__(self, settings: CodexSettings) -> None:
+    def __init__(self, settings: CodexSettings, options: Mapping[str, Any] | None = None
+                 ) -> None:
         self.settings = settings
-        self._rules = {id(r): _rule(r, _layer(r)) for r in settings.policy.rules()}
+        #: how the settings were read (home, cli, system, requirements, managed_config), to
+        #: read them again for another working folder (``check_call(cwd=...)``)
+        self.options: dict[str, Any] = dict(options or {})
+        self._rules = {id(r): _rule(r, _layer(r, settings)) for r in settings.policy.rules()}
+        self._folders: dict[Path, CodexEngine] = {}
         #: decisions already made, by the question (the settings are fixed once read)
         self._memo = DecisionMemo()
         self._modes: dict[str, CodexEngine] = {}
@@ -319,6 +337,12 @@ class CodexEngine(ConditionalRules):
         found = self._memo.get(key)
         if found is not None:
             return found
+        folder = self._folder(cwd)
+        if folder is not None:
+            # another working folder: Codex reads the layers from there (its .codex folders
+            # between the project root and it, their trust)
+            return self._memo.put(key, folder.check_call(
+                tool, args, definition, mode=mode, cwd=None, hook=hook, known=known))
         if mode is not None and mode != self.settings.approval_policy:
             other = self._modes.get(mode) or self._modes.setdefault(mode, CodexEngine(
                 replace(self.settings, approval_policy=mode, granular={})))
@@ -327,6 +351,20 @@ class CodexEngine(ConditionalRules):
         else:
             decision = self._check(tool, args, definition, cwd=cwd, known=known)
         return self._memo.put(key, decision)
+
+    def _folder(self, cwd: str | None) -> CodexEngine | None:
+        """The engine of a session started in ``cwd`` (relative to the project folder), or
+        None when that is the project folder itself."""
+        if not cwd:
+            return None
+        place = (self.settings.root / cwd).resolve()
+        if place == self.settings.root:
+            return None
+        found = self._folders.get(place)
+        if found is None:
+            found = self._folders[place] = CodexEngine(
+                read_settings(place, **self.options), self.options)
+        return found
 
     def _base(self, definition: AgentDefinition | None, tool: str, cwd: str | None) -> Decision:
         return Decision(agent=definition.name if definition else "(main)", tool=tool,
@@ -440,6 +478,13 @@ class CodexEngine(ConditionalRules):
             if conf is not None:
                 rule = Rule(kind="deny", pattern=f"mcp_servers.{server}", file=conf.file,
                             layer="user" if (conf.file or "").startswith("~") else "project")
+                if conf.disabled_by is not None:
+                    return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
+                                   rule=Rule(kind="deny", pattern=f"mcp_servers.{server}",
+                                             file=conf.disabled_by, layer="managed"),
+                                   message=f"MCP server {server} is disabled by requirements: "
+                                           f"the mcp_servers allowlist of {conf.disabled_by} "
+                                           "does not hold it with this identity")
                 if not conf.enabled:
                     return _evolve(base, effect=Effect.IMPLICIT_DENY, reason=Reason.POOL,
                                    rule=rule, message=f"MCP server {server} is disabled "
@@ -486,7 +531,8 @@ class CodexEngine(ConditionalRules):
         import pandas as pd
 
         rows = [{"text": r.text, "kind": _KIND[r.decision], "decision": r.decision,
-                 "justification": r.justification, "layer": _layer(r), "file": r.file,
+                 "justification": r.justification, "layer": _layer(r, self.settings),
+                 "file": r.file,
                  "line": r.line, "status": "active"} for r in self.settings.policy.rules()]
         rows += [{"text": f"network_rule(host={n.host!r}, protocol={n.protocol!r})",
                   "kind": _KIND[n.decision], "decision": n.decision,
@@ -522,17 +568,73 @@ class CodexEngine(ConditionalRules):
 
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
                 cli: Sequence[str] | None = None) -> CodexEngine | None:
-    """The Codex settings of the project at ``path``, or None when it has no ``.codex/``."""
-    from pathlib import Path
+    """The Codex settings of a session started in the folder ``path``, or None when neither
+    it nor a folder above it up to the project root (``.git``) holds ``.codex/``.
 
-    if not (Path(path) / ".codex").is_dir():
+    ``managed``: Codex's managed configuration, read only when given: a ``requirements.toml``
+    (any ``*.toml`` file but ``managed_config.toml``), a legacy ``managed_config.toml``, or a
+    folder laid out as ``/etc/codex`` (``config.toml``: the system layer; ``rules/``;
+    ``requirements.toml``; ``managed_config.toml``). Another runtime's managed file (a
+    ``.json``) is not Codex's and is left alone."""
+    root = Path(path)
+    if root.is_file() or not ((root / ".codex").is_dir() or project_folders(root.resolve())):
         return None
-    system = managed if managed not in (None, False) and Path(managed).is_dir() else None
-    return CodexEngine(read_settings(path, home=home, cli=cli, system=system))
+    options, problems = managed_options(managed)
+    engine = CodexEngine(read_settings(path, home=home, cli=cli, **options),
+                         {"home": home, "cli": cli, **options})
+    engine.settings.problems[:0] = problems
+    return engine
+
+
+def managed_options(managed: Any) -> tuple[dict[str, Any], list[Problem]]:
+    """``read_settings`` options for ``managed`` (see :func:`open_engine`): ``system``,
+    ``requirements``, ``managed_config``; and warnings about what could not be used."""
+    if managed in (None, False):
+        return {}, []
+    place = Path(managed)
+    if not place.exists():
+        return {}, [Problem(str(place), None, "managed: no such file or folder; Codex's managed "
+                                              "configuration is read from requirements.toml or "
+                                              "a folder holding it (/etc/codex)", "warning")]
+    layers: list[Requirements] = []
+    options: dict[str, Any] = {}
+    files: list[Path] = []
+    if place.is_dir():
+        options["system"] = place
+        files = [f for f in (place / "requirements.toml", place / "managed_config.toml")
+                 if f.is_file()]
+    elif place.suffix == ".toml":
+        files = [place]
+    for file in files:
+        layers.append(_requirements_file(file))
+        if file.name == "managed_config.toml":
+            options["managed_config"] = file
+    requirements = compose(layers)
+    if requirements is not None:
+        options["requirements"] = requirements
+    return options, []
+
+
+def _requirements_file(file: Path) -> Requirements:
+    """One managed file as requirements (``managed_config.toml``: the legacy mapping);
+    ``DefinitionError`` at its line, in Codex's words, when Codex would refuse it."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DefinitionError(Problem(str(file), None, f"Failed to read requirements file "
+                                                       f"{file}: {exc}")) from None
+    try:
+        if file.name == "managed_config.toml":
+            return legacy_managed_config(tomllib.loads(text), str(file))
+        return parse_requirements(text, str(file))
+    except tomllib.TOMLDecodeError as exc:
+        raise DefinitionError(Problem(str(file), getattr(exc, "lineno", None),
+                                      f"Failed to parse config requirements as TOML: {exc}")
+                              ) from None
+    except RequirementsError as exc:
+        raise DefinitionError(Problem(str(file), exc.line, exc.message)) from None
 
 
 def empty_engine(root: str) -> CodexEngine:
     """Codex with no rules and its defaults (on-request, read-only sandbox)."""
-    from pathlib import Path
-
     return CodexEngine(CodexSettings(root=Path(root), codex_home=None, trusted=None))
