@@ -340,6 +340,13 @@ def _specified(rule: Rule, tool: str, spec: str, anchors: Anchors | None) -> Per
                                   skipped=f"{tool} accepts only the bare tool name, no specifier")
         return PermissionRule(rule, tool, "skipped", anchors,
                               skipped=f"no specifier syntax is known for {tool!r}")
+    if form == "path" and spec.startswith("!"):
+        # permissions#read-and-edit: rules use gitignore pattern syntax and are matched one by
+        # one (deny -> ask -> allow, first match wins); the docs name no '!' exception syntax
+        return PermissionRule(rule, tool, form, anchors, warning=(
+            f"{spec!r} is a gitignore negation: on its own it matches no path, and Claude Code "
+            "matches each rule separately, so it makes no exception to another rule; narrow "
+            "that rule instead"))
     return PermissionRule(rule, tool, form, anchors)
 
 
