@@ -356,9 +356,11 @@ def _fill(form: str, fields: Mapping[str, str | None]) -> str | None:
     return form.format(**fields)
 
 
-def variants(seed: str, purpose: str) -> list[tuple[Template, str, str | None]]:
+def variants(seed: str, purpose: str, payload: str | None = None
+             ) -> list[tuple[Template, str, str | None]]:
     """``(template, command, control)`` for every template of ``purpose`` (``"escape"`` or
-    ``"bypass"``) that applies to ``seed``; the control is the escape's payload alone.
+    ``"bypass"``) that applies to ``seed``; the control is the escape's payload alone
+    (``payload``: a name of ``PAYLOADS`` to use instead of each template's own).
 
     >>> [(t.name, c) for t, c, _ in variants("git push", "bypass")][:2]
     [('env', 'env git push'), ('env-assignment', 'env FOO=1 git push')]
@@ -370,15 +372,24 @@ def variants(seed: str, purpose: str) -> list[tuple[Template, str, str | None]]:
     for template in TEMPLATES:
         if template.purpose != purpose or not _applies(template, fields):
             continue
-        payload = PAYLOADS[template.payload]
-        filled = {**fields, "payload": payload, "psq": _sq(payload),
-                  "target": TARGETS[template.target]}
-        command = _fill(template.form, filled)
-        if command is None or command == fields["cmd"]:
-            continue
-        control = _fill(template.control, filled) if purpose == "escape" else None
-        out.append((template, command, control))
+        made = _make(template, fields, payload or template.payload)
+        if made is not None:
+            out.append((template, *made))
     return out
+
+
+def _make(template: Template, fields: Mapping[str, str | None], payload: str
+          ) -> tuple[str, str | None] | None:
+    text = PAYLOADS[payload]
+    filled = {**fields, "payload": text, "psq": _sq(text), "target": TARGETS[template.target]}
+    command = _fill(template.form, filled)
+    if command is None or command == fields["cmd"]:
+        return None
+    return command, _fill(template.control, filled) if template.purpose == "escape" else None
+
+
+def _uses_payload(template: Template) -> bool:
+    return "payload" in _names(template.form) or "psq" in _names(template.form)
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -482,19 +493,38 @@ def _probe_rule(target: _Target, check: _Checker
             seed = f"{seed} x"
     found = []
     tried = variants(seed, purpose)
+    fields = seed_fields(seed) or {}
     for template, command, control in tried:
-        d = check(command)
-        if d.effect is not Effect.ALLOW:
-            continue
         if purpose == "escape":
-            if not target.decided(d) or control is None or check(control).effect is Effect.ALLOW:
-                continue
-            kind = "allow-escape"
-        else:
-            kind = "deny-bypass"
-        found.append(_finding(kind, target, template, command, d))
+            hit = _escape(target, check, template, fields, command, control)
+            if hit is not None:
+                found.append(_finding("allow-escape", target, template, *hit))
+            continue
+        d = check(command)
+        if d.effect is Effect.ALLOW:
+            found.append(_finding("deny-bypass", target, template, command, d))
     row.update(seed=seed, status="probed", variants=len(tried), findings=len(found))
     return row, found, len(tried)
+
+
+def _escape(target: _Target, check: _Checker, template: Template,
+            fields: Mapping[str, str | None], command: str, control: str | None
+            ) -> tuple[str, Decision] | None:
+    """The variant (and its decision) through which ``target`` lets a payload run unasked
+    that alone would not: the template's own payload first, then, when the policy already
+    runs that one unasked (``Bash(curl:*)`` beside ``Bash(python3:*)``), each other one."""
+    tries = [(command, control)]
+    if _uses_payload(template):
+        tries += [made for name in PAYLOADS if name != template.payload
+                  if (made := _make(template, fields, name)) is not None]
+    for variant, alone in tries:
+        if alone is None or check(alone).effect is Effect.ALLOW:
+            continue  # the payload runs unasked anyway: nothing is smuggled
+        d = check(variant)
+        if d.effect is Effect.ALLOW and target.decided(d):
+            return variant, d
+        return None  # decided as a payload the policy stops: the template does not escape
+    return None
 
 
 def _finding(kind: str, target: _Target, template: Template, command: str, d: Decision

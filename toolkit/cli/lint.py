@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from ..analysis.lint import STATUSES, describe_witness, lint
 from ._common import UsageError
 from ._registry import verb
+from ._sarif import Finding, sarif
 
 _FINDINGS = tuple(s for s in STATUSES if s != "ok")
 _LEVEL = {"dead": "error", "shadowed": "error", "conflict": "warning", "redundant": "note"}
@@ -103,18 +104,7 @@ def _line(row: dict[str, Any]) -> str:
 
 
 def _sarif(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    results = []
-    for row in rows:
-        if row["status"] == "ok":
-            continue
-        message = _line(row).split(": ", 1)[1]
-        location: dict[str, Any] = {"artifactLocation": {"uri": row["file"] or ""}}
-        if row["line"] is not None:
-            location["region"] = {"startLine": int(row["line"])}
-        results.append({"ruleId": row["status"], "level": _LEVEL[row["status"]],
-                        "message": {"text": message},
-                        "locations": [{"physicalLocation": location}]})
-    rules = [{"id": s, "shortDescription": {"text": f"{s} permission rule"}} for s in _FINDINGS]
-    return {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-            "runs": [{"tool": {"driver": {"name": "toolmatrix lint", "rules": rules}},
-                      "results": results}]}
+    findings = [Finding(row["status"], _LEVEL[row["status"]], _line(row).split(": ", 1)[1],
+                        row["file"], row["line"])
+                for row in rows if row["status"] != "ok"]
+    return sarif("toolmatrix lint", {s: f"{s} permission rule" for s in _FINDINGS}, findings)

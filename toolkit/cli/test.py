@@ -4,13 +4,16 @@ Each case goes through the project's own engine (``proj.check_call``); each fail
 printed with the deciding rule (``file:line``) and the expected effect. ``--coverage``
 lists the permission rules no test covers; ``--threshold N`` fails under N % rule
 coverage. Exit status: 0 all passed, 1 a failed case, coverage under the threshold or a
-malformed test file (``file:line: what to fix``), 2 a usage error.
+malformed test file (``file:line: what to fix``), 2 a usage error. ``--format json`` and
+``--format sarif`` (SARIF 2.1.0: failed cases as errors at their test, uncovered rules as
+notes at the rule with ``--coverage``) are for CI.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,6 +21,7 @@ from typing import Any, TextIO
 from ..analysis.policy_tests import TEST_FILES, run_tests
 from ._common import UsageError
 from ._registry import verb
+from ._sarif import Finding, sarif
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +33,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="list the permission rules no test covers")
     parser.add_argument("--threshold", type=float, default=None, metavar="N",
                         help="fail under N %% rule coverage")
-    parser.add_argument("--format", choices=["table", "json"], default="table")
+    parser.add_argument("--format", choices=["table", "json", "sarif"], default="table")
     parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
                                        "user layer)")
     parser.add_argument("--no-home", action="store_true", help="no user settings layer")
@@ -67,6 +71,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.format == "json":
         print(json.dumps(_json(report, args, under, failed), indent=2, default=str), file=out)
         return 1 if failed else 0
+    if args.format == "sarif":
+        print(json.dumps(_sarif(report, args.coverage or under), indent=2, default=str),
+              file=out)
+        return 1 if failed else 0
     for line in report.failure_lines():
         print(line, file=out)
     if args.coverage:
@@ -103,3 +111,29 @@ def _print_uncovered(report: Any, out: TextIO) -> None:
         whose = f" (agent {row['agent']})" if row["agent"] else ""
         note = "  (matched, never decided)" if row["status"] == "matched" else ""
         print(f"  {where}: {row['kind']} {row['rule']}{whose}{note}", file=out)
+
+
+_CASE_AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?: |$)")
+
+
+def _sarif(report: Any, uncovered: bool) -> dict[str, Any]:
+    """Failed cases as errors at their test (``file:line``); with ``--coverage`` or a missed
+    ``--threshold``, each rule no test covers as a note at the rule."""
+    findings = []
+    for line, row in zip(report.failure_lines(), report.failures.to_dict("records"),
+                         strict=True):
+        at = _CASE_AT.match(str(row["case"]))
+        findings.append(Finding("failed-case", "error", line.split(": ", 1)[1],
+                                at["file"] if at else report.file,
+                                int(at["line"]) if at else None))
+    if uncovered:
+        for row in report.uncovered.to_dict("records"):
+            whose = f" (agent {row['agent']})" if isinstance(row["agent"], str) else ""
+            findings.append(Finding(
+                "uncovered-rule", "note",
+                f"no test covers the {row['kind']} rule {row['rule']}{whose}"
+                + (" (matched, never decided)" if row["status"] == "matched" else ""),
+                row["file"], None if _missing(row["line"]) else int(row["line"])))
+    return sarif("toolmatrix test", {"failed-case": "a test case got another effect",
+                                     "uncovered-rule": "a permission rule no test covers"},
+                 findings)
