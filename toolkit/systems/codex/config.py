@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import DefinitionError, Problem
 from .execpolicy import ExecPolicyError, Policy, PolicyParser
-from .requirements import Requirements
+from .requirements import Requirements, toml_error_line
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -93,7 +93,7 @@ def _toml(path: Path, shown: str) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        line = toml_error_line(exc)
         raise DefinitionError(Problem(shown, line, f"failed to parse config.toml: {exc}")) \
             from None
     except OSError as exc:
@@ -334,7 +334,7 @@ def _project_config(settings: CodexSettings, file: Path, shown: str) -> dict[str
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise DefinitionError(Problem(shown, getattr(exc, "lineno", None),
+        raise DefinitionError(Problem(shown, toml_error_line(exc),
                                       f"Error parsing project config file {shown}: {exc}")
                               ) from None
     except (OSError, UnicodeDecodeError) as exc:

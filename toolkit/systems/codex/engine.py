@@ -62,6 +62,7 @@ from .requirements import (
     compose,
     legacy_managed_config,
     parse_requirements,
+    toml_error_line,
 )
 from .safety import command_might_be_dangerous, is_known_safe_command
 
@@ -628,7 +629,7 @@ def _requirements_file(file: Path) -> Requirements:
             return legacy_managed_config(tomllib.loads(text), str(file))
         return parse_requirements(text, str(file))
     except tomllib.TOMLDecodeError as exc:
-        raise DefinitionError(Problem(str(file), getattr(exc, "lineno", None),
+        raise DefinitionError(Problem(str(file), toml_error_line(exc),
                                       f"Failed to parse config requirements as TOML: {exc}")
                               ) from None
     except RequirementsError as exc:

@@ -44,6 +44,7 @@ __all__ = [
     "legacy_managed_config",
     "parse_requirements",
     "parse_rules",
+    "toml_error_line",
 ]
 
 #: approval policy -> its Rust ``Debug`` name, as Codex's messages print it
@@ -143,6 +144,16 @@ class Requirements:
         return identity is not None and identity.matches(command, url)
 
 
+def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    """The line of a TOML syntax error (``lineno``, or "(at line N, ..." in its message on
+    Pythons before 3.14)."""
+    line = getattr(exc, "lineno", None)
+    if isinstance(line, int):
+        return line
+    found = re.search(r"\(at line (\d+)", str(exc))
+    return int(found.group(1)) if found else None
+
+
 def _fallback_warning(field: str, fallback: str, error: str) -> str:
     """``apply_requirement_constrained_value``'s startup warning."""
     return (f"Configured value for `{field}` is disallowed by requirements; falling back to "
@@ -187,7 +198,7 @@ def parse_requirements(text: str, source: str) -> Requirements:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RequirementsError(f"failed to parse requirements.toml: {exc}",
-                                getattr(exc, "lineno", None)) from None
+                                toml_error_line(exc)) from None
     return _requirements(data, source, text)
 
 
