@@ -129,7 +129,7 @@ def merge_deep(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str
 
 # -- one file ---------------------------------------------------------------------------------
 
-def _substitute(text: str, file: Path, env: Mapping[str, str]) -> str:
+def _substitute(text: str, file: Path, display: str, env: Mapping[str, str]) -> str:
     """``{env:VAR}`` and ``{file:path}`` (``config/variable.ts`` ``substitute``)."""
     text = re.sub(r"\{env:([^}]+)\}", lambda m: env.get(m.group(1)) or "", text)
     out, cursor = [], 0
@@ -148,9 +148,9 @@ def _substitute(text: str, file: Path, env: Mapping[str, str]) -> str:
         except OSError as exc:
             missing = f" {target} does not exist" if not target.exists() else ""
             raise DefinitionError(
-                f'Configuration is invalid at {file}: bad file reference: "{m.group()}"'
+                f'Configuration is invalid at {display}: bad file reference: "{m.group()}"'
                 f"{missing}; fix the path or remove the reference ({exc.strerror})",
-                file=str(file), line=text.count("\n", 0, m.start()) + 1) from None
+                file=display, line=text.count("\n", 0, m.start()) + 1) from None
     out.append(text[cursor:])
     return "".join(out)
 
@@ -163,7 +163,7 @@ def read_config_file(path: Path, display: str, env: Mapping[str, str] | None = N
     text = read_text(path, display)
     if not text:
         return None
-    text = _substitute(text, path, os.environ if env is None else env)
+    text = _substitute(text, path, display, os.environ if env is None else env)
     try:
         return parse_jsonc(text, display)
     except JsoncError as exc:
