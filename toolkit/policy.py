@@ -6,18 +6,27 @@ runtime's ``Project`` adds servers and sessions on top of it.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .core import matrix as matrix_mod
-from .core.decision import Decision
+from .core.decision import Decision, Effect, decide
 from .core.explain import explain
 from .core.incremental import added_grant, merge_grant
-from .core.models import DEFAULT_STATE, AgentDefinition, ServerConfig, Tool, normalize_groups
+from .core.models import (
+    DEFAULT_STATE,
+    NO_RULE,
+    AgentDefinition,
+    Rule,
+    ServerConfig,
+    Tool,
+    normalize_groups,
+)
 from .core.pool import ToolPool
 from .core.presets import Preset, all_presets, get_preset
 from .core.resolve import (
@@ -44,7 +53,14 @@ from .systems.load import Definitions, load_definitions, nothing_found
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Policy", "choose_preset", "load_policy"]
+__all__ = ["MAIN", "Policy", "choose_preset", "load_policy"]
+
+#: The main conversation's column in a matrix with ``runtimes=`` (and the agent name
+#: ``explain`` takes for it): every runtime has one, whatever agents a project defines.
+MAIN = "(main)"
+_MAIN_DEFINITION = AgentDefinition(
+    name=MAIN, description="the main conversation: every tool no rule takes away",
+    allow=(Rule(kind="allow", pattern="*", agent=MAIN),))
 
 
 class HasLineage(Protocol):
@@ -188,8 +204,14 @@ class Policy:
         if self.engine is not None:
             self._reject_mcp_servers(self.engine)
         self.pool = self._build_pool()
+        #: the rules before any runtime's settings joined them (each runtime adds its own)
+        self._base_rules = self._rules
         if self.engine is not None:
             self._rules = self._with_settings_rules(self.engine)
+        # another runtime's grants and rules than the default one's (runtime=, runtimes=)
+        self._runtime_grants: dict[tuple[str, str, str, int], Grant] = {}
+        self._runtime_rules: dict[tuple[str, int], ProjectRules] = {}
+        self._foreign_cache: tuple[tuple[str, int], dict[str, str]] | None = None
         self._validate()
 
     # -- what the project holds ---------------------------------------------------------------
@@ -328,9 +350,13 @@ class Policy:
         self._unextendable.clear()
         self._codes = None
         self._argument_cache.clear()
+        self._runtime_grants.clear()
+        self._runtime_rules.clear()
 
     def _replace_pool(self, pool: ToolPool) -> None:
         old, self.pool = self.pool, pool
+        self._runtime_grants.clear()  # recompiled when asked (only the default's are extended)
+        self._runtime_rules.clear()
         self._pool_problems = {p: v for p, v in self._pool_problems.items() if v == pool.version}
         self._unextendable.clear()
         added = pool.added_to(old)
@@ -399,10 +425,19 @@ class Policy:
         except KeyError:
             raise UnknownAgentError(name, list(self.definitions.agents)) from None
 
+    def _definition(self, name: str) -> AgentDefinition:
+        """:meth:`agent`, or for ``"(main)"`` (:data:`MAIN`) that no agent is called, the main
+        conversation: it holds every tool of the pool that no project or settings rule takes
+        away (what ``check_call(agent=None)`` asks about, call by call)."""
+        if name == MAIN and name not in self.definitions.agents:
+            return _MAIN_DEFINITION
+        return self.agent(name)
+
     def grant(self, agent: str, preset: str | Preset | None = None,
               lineage: Lineage | None = None, pool: ToolPool | None = None) -> Grant:
-        """The compiled grant of ``agent`` (cached for root agents on the current pool)."""
-        definition = self.agent(agent)
+        """The compiled grant of ``agent`` (cached for root agents on the current pool);
+        ``"(main)"`` is the main conversation unless an agent has that name."""
+        definition = self._definition(agent)
         effective = self.preset_for(preset)
         pool = pool or self.pool
         key = (agent, effective.name, pool.version)
@@ -507,20 +542,115 @@ class Policy:
                     for tool, v in resolution.verdicts.items()}
         return replace(resolution, verdicts=verdicts)
 
-    def explain(self, agent: str, tool: str, groups: Any = None, state: str | None = None,
-                parent: HasLineage | Lineage | None = None,
-                preset: str | Preset | None = None) -> Decision:
-        """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace."""
+    def explain(self, agent: str | None, tool: str, groups: Any = None,
+                state: str | None = None, parent: HasLineage | Lineage | None = None,
+                preset: str | Preset | None = None, runtime: str | None = None) -> Decision:
+        """Why ``agent`` may or may not call ``tool``: a ``Decision`` with its full trace.
+
+        ``agent=None`` (or ``"(main)"``) is the main conversation. ``runtime``: under that
+        runtime's permission settings (``proj.runtimes``; the cells of
+        ``matrix(runtimes=...)``), where another runtime's built-in tool is not in the pool;
+        None: the project's default runtime, as ``matrix()`` shows it.
+        """
+        agent = MAIN if agent is None else agent
         given_groups, given_state = groups, state
         lineage, group_set, state = self._request(groups, state, parent)
         notes = self._unknown_names(group_set if given_groups is not None else (),
                                     [state] if given_state is not None else [])
-        decision = explain(self.grant(agent, preset, lineage), tool, group_set, state,
-                           tuple(notes))
-        if self.engine is not None and decision.canonical is not None:
-            rules = self._argument_rules(agent).get(decision.canonical, ())
-            decision = self.engine.conditional(decision, rules)
+        if runtime is None:
+            decision = explain(self.grant(agent, preset, lineage), tool, group_set, state,
+                               tuple(notes))
+            engine = self.engine
+        else:
+            engine = self._engine(runtime)
+            decision = explain(self._runtime_grant(runtime, agent, preset, lineage), tool,
+                               group_set, state, tuple(notes))
+            decision = replace(decision, runtime=runtime)
+            owner = self._foreign(runtime).get(str(decision.canonical))
+            if owner is not None:
+                return self._not_a_tool_of(decision, runtime, owner)
+        if engine is not None and decision.canonical is not None:
+            rules = self._argument_rules(agent, runtime).get(decision.canonical, ())
+            decision = engine.conditional(decision, rules)
         return decision
+
+    # -- several runtimes (SPEC section 13) -----------------------------------------------------
+
+    @property
+    def default_runtime(self) -> str | None:
+        """The runtime ``check_call`` and ``matrix()`` answer for when none is named."""
+        return self.engine.system if self.engine is not None else None
+
+    def runtime_names(self, runtimes: Sequence[str] | str) -> list[str]:
+        """``"*"`` (every runtime of the project; the what-if one when it has none), a name or
+        a list of names, checked: ``ValueError`` names a runtime without an engine."""
+        if runtimes == "*":
+            names = list(self.engines) or [self._engine().system]
+        else:
+            names = [runtimes] if isinstance(runtimes, str) else list(runtimes)
+        for name in names:
+            self._engine(name)  # ValueError: no permission engine for runtime 'x'
+        if not names:
+            raise ValueError("runtimes= is empty: name at least one runtime, or '*' for all "
+                             f"of the project's ({', '.join(self.runtimes) or 'none'})")
+        return list(dict.fromkeys(names))
+
+    def _runtime_grant(self, runtime: str, agent: str, preset: str | Preset | None = None,
+                       lineage: Lineage | None = None) -> Grant:
+        """``agent``'s grant under ``runtime``'s settings rules (the default runtime's is
+        :meth:`grant`'s, cached and extended incrementally; another's is cached per pool)."""
+        if runtime == self.default_runtime:
+            return self.grant(agent, preset, lineage)
+        effective = self.preset_for(preset)
+        key = (runtime, agent, effective.name, self.pool.version)
+        found = self._runtime_grants.get(key) if lineage is None else None
+        if found is not None:
+            return found
+        grant = compile_grant(self._definition(agent), self.pool, effective,
+                              self._runtime_project_rules(runtime), lineage,
+                              max_depth=effective.max_depth)
+        if grant.errors:
+            raise DefinitionError(grant.errors)
+        if lineage is None:
+            self._runtime_grants[key] = grant
+        return grant
+
+    def _runtime_project_rules(self, runtime: str) -> ProjectRules:
+        key = (runtime, self.pool.version)
+        rules = self._runtime_rules.get(key)
+        if rules is None:
+            rules = self._runtime_rules[key] = self._with_settings_rules(
+                self._engine(runtime), self._base_rules)
+        return rules
+
+    def _foreign(self, runtime: str) -> dict[str, str]:
+        """Pool tools that are another runtime's built-ins and not ``runtime``'s: tool ->
+        the runtime whose built-in it is (``shell`` is Codex's, not Claude Code's)."""
+        key = (runtime, self.pool.version)
+        cached = self._foreign_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        own = _builtin_tools(runtime)
+        out: dict[str, str] = {}
+        for system in registry.SYSTEMS:
+            if system.name == runtime or system.add_builtins is None:
+                continue
+            for name in sorted(_builtin_tools(system.name) - own):
+                tool = self.pool.get(name)
+                if tool is not None and tool.source == "native":
+                    out.setdefault(name, system.name)
+        self._foreign_cache = (key, out)
+        return out
+
+    def _not_a_tool_of(self, decision: Decision, runtime: str, owner: str) -> Decision:
+        """``decision`` as the pool step's failure: the tool is ``owner``'s built-in only."""
+        from .core.decision import Reason, Step
+
+        verdict = decide({Reason.POOL})
+        message = (f"{decision.canonical} is a built-in tool of {registry.by_name(owner).title}"
+                   f", not of {registry.by_name(runtime).title}: it has no tool of that name")
+        return replace(decision, effect=verdict.effect, reason=verdict.reason, message=message,
+                       rule=NO_RULE, trace=(Step("pool", "fail", message),))
 
     def _unknown_names(self, groups: Iterable[str], states: Iterable[str]) -> list[str]:
         """Warnings for group and state names the user gave that no tool knows (typos?)."""
@@ -543,22 +673,7 @@ class Policy:
 
     def _matrix_codes(self, agents: Sequence[str] | None, groups: Any, states: Any,
                       presets: Any) -> tuple[Any, list[str], list[str], list[Any], list[str]]:
-        agent_names = list(self.definitions.agents) if agents is None else (
-            [agents] if isinstance(agents, str) else list(agents))
-        for a in agent_names:
-            self.agent(a)
-        group_sets = _group_sets(groups)
-        state_list = [DEFAULT_STATE] if states is None else (
-            [states] if isinstance(states, str) else list(states))
-        self.matrix_warnings = self._unknown_names(
-            [g for gs in group_sets for g in gs] if groups is not None else [],
-            state_list if states is not None else [])
-        for note in self.matrix_warnings:
-            warnings.warn(note, UserWarning, stacklevel=3)
-        preset_names = [self._preset_name] if presets is None else (
-            [presets] if isinstance(presets, str) else list(presets))
-        preset_names = [get_preset(p).name for p in preset_names]
-        contexts = [(g, s) for g in group_sets for s in state_list]
+        agent_names, contexts, preset_names = self._matrix_axes(agents, groups, states, presets)
         tool_names = list(self.pool.names)
         shape = (tuple(agent_names), tuple(contexts), tuple(preset_names))
         codes = self._cached_codes(shape)
@@ -568,6 +683,59 @@ class Policy:
                                      agent_names, contexts)
         self._codes = _Codes(shape, self.pool.version, tool_names, codes)
         return codes, tool_names, agent_names, contexts, preset_names
+
+    def _matrix_axes(self, agents: Sequence[str | None] | str | None, groups: Any, states: Any,
+                     presets: Any, main: bool = False
+                     ) -> tuple[list[str], list[Any], list[str]]:
+        """The agents (``main``: the main conversation first when none are named; None in
+        the list is it), contexts and presets of a matrix, checked (unknown group and state
+        names are warned about)."""
+        if agents is None:
+            agent_names = ([MAIN] if main else []) + list(self.definitions.agents)
+        else:
+            agent_names = [agents] if isinstance(agents, str) else [
+                MAIN if a is None else a for a in agents]
+        for a in agent_names:
+            self._definition(a)
+        group_sets = _group_sets(groups)
+        state_list = [DEFAULT_STATE] if states is None else (
+            [states] if isinstance(states, str) else list(states))
+        self.matrix_warnings = self._unknown_names(
+            [g for gs in group_sets for g in gs] if groups is not None else [],
+            state_list if states is not None else [])
+        for note in self.matrix_warnings:
+            warnings.warn(note, UserWarning, stacklevel=4)
+        preset_names = [self._preset_name] if presets is None else (
+            [presets] if isinstance(presets, str) else list(presets))
+        preset_names = [get_preset(p).name for p in preset_names]
+        contexts = [(g, s) for g in group_sets for s in state_list]
+        return agent_names, contexts, preset_names
+
+    def _runtime_frame(self, runtimes: Sequence[str] | str, agents: Any, groups: Any,
+                       states: Any, presets: Any, cells: Literal["bool", "label", "effect"]
+                       ) -> pd.DataFrame:
+        """The matrix with a ``runtime`` column level: each runtime's grants (its settings'
+        name rules), its argument rules (``conditional``), and no tool another runtime
+        brings as a built-in (the pool step fails: ``explain(..., runtime=)`` says so)."""
+        names = self.runtime_names(runtimes)
+        agent_names, contexts, preset_names = self._matrix_axes(agents, groups, states,
+                                                                presets, main=True)
+        tool_names = list(self.pool.names)
+        variants = [(r, p) for r in names for p in preset_names]
+        grants = [[self._runtime_grant(r, a, p) for a in agent_names] for r, p in variants]
+        codes = matrix_mod.build(tool_names, dict(self.pool), grants,
+                                 [f"{r}/{p}" for r, p in variants], agent_names, contexts)
+        position = {t: i for i, t in enumerate(tool_names)}
+        for v, (runtime, _) in enumerate(variants):
+            rows = [position[t] for t in self._foreign(runtime) if t in position]
+            matrix_mod.not_in_pool(codes, rows, v)
+        frame = matrix_mod.frame(codes, tool_names, agent_names, contexts, preset_names,
+                                 cells=cells, runtimes=names)
+        if cells != "bool":
+            granted = (decide().label, decide(asks=True).label) if cells == "label" else (
+                Effect.ALLOW.value, Effect.ASK.value)
+            frame = self._conditional_cells(frame, granted, names)
+        return self._noted(frame)
 
     def _cached_codes(self, shape: tuple[Any, ...]) -> Any:
         """The last matrix's codes when still valid, or with rows for the tools added since.
@@ -600,12 +768,19 @@ class Policy:
 
     def matrix(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                states: Sequence[str] | str | None = None,
-               presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+               presets: Sequence[str] | str | None = None,
+               runtimes: Sequence[str] | str | None = None) -> pd.DataFrame:
         """Booleans: rows tools, columns agents (+ group set / state / preset levels).
 
         ``groups`` is one group set (``["read-only", "knowledge"]``) or several
         (``[["read-only"], ["*"]]``); ``states`` and ``presets`` a name or a list.
+        ``runtimes`` (``"*"``: every runtime of ``proj.runtimes``, or a list of names) puts
+        the same tools under each runtime's permission settings side by side: a ``runtime``
+        column level first, and the main conversation (``"(main)"``) before the agents;
+        each cell is ``explain(agent, tool, runtime=...)``. None: the default runtime only.
         """
+        if runtimes is not None:
+            return self._runtime_frame(runtimes, agents, groups, states, presets, "bool")
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
         frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_)
@@ -613,12 +788,16 @@ class Policy:
 
     def reasons(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
-                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
+                presets: Sequence[str] | str | None = None,
+                runtimes: Sequence[str] | str | None = None) -> pd.DataFrame:
         """The matrix's companion: the deciding step of every cell (``Verdict.label``).
 
         ``allow`` / ``approval`` (ask) for allowed cells, else the step that
         decided: ``deny``, ``implicit`` (no allow rule), ``ceiling``, ...
+        ``runtimes``: as for :meth:`matrix`.
         """
+        if runtimes is not None:
+            return self._runtime_frame(runtimes, agents, groups, states, presets, "label")
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
         frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="label")
@@ -626,8 +805,13 @@ class Policy:
 
     def effects(self, agents: Sequence[str] | str | None = None, groups: Any = None,
                 states: Sequence[str] | str | None = None,
-                presets: Sequence[str] | str | None = None) -> pd.DataFrame:
-        """The effect of every cell: ``allow``, ``ask``, ``explicit-deny``, ``implicit-deny``."""
+                presets: Sequence[str] | str | None = None,
+                runtimes: Sequence[str] | str | None = None) -> pd.DataFrame:
+        """The effect of every cell: ``allow``, ``ask``, ``explicit-deny``, ``implicit-deny``
+        (``conditional``: its calls' arguments decide). ``runtimes``: as for :meth:`matrix`.
+        """
+        if runtimes is not None:
+            return self._runtime_frame(runtimes, agents, groups, states, presets, "effect")
         codes, tools, agents_, contexts, presets_ = self._matrix_codes(agents, groups, states,
                                                                        presets)
         frame = matrix_mod.frame(codes, tools, agents_, contexts, presets_, cells="effect")
@@ -711,8 +895,24 @@ class Policy:
     @property
     def permissions(self) -> pd.DataFrame:
         """Every permission rule: text, kind, tool, spec, layer, file, line, agent, status,
-        warnings (settings layers first, then each subagent's front matter)."""
-        return self._engine().frame(self.definitions.agents.values())
+        warnings (settings layers first, then each subagent's front matter).
+
+        A project holding several runtimes' settings lists every engine's rules, each
+        engine's in its own order, under a first column ``runtime`` (columns one runtime
+        lacks, such as Gemini CLI's ``priority``, are empty for the others).
+        """
+        if len(self.engines) <= 1:
+            return self._engine().frame(self.definitions.agents.values())
+        import pandas as pd
+
+        frames = []
+        for name, engine in self.engines.items():
+            frame = engine.frame(self.definitions.agents.values())
+            frame.insert(0, "runtime", name)
+            frames.append(frame)
+        columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+        table = pd.concat([f.reindex(columns=columns) for f in frames], ignore_index=True)
+        return table.astype({"line": "Int64"}) if "line" in table else table
 
     def inheritance_gaps(self) -> pd.DataFrame:
         """Per subagent: settings deny / ask rules its tools could get around when a runtime
@@ -771,41 +971,55 @@ class Policy:
                                        f"rejected ({approval.detail}); it is not connected",
                                        "warning")] = None
 
-    def _with_settings_rules(self, engine: PermissionEngine) -> ProjectRules:
-        """The project rules plus the settings' bare deny / ask rules (name level)."""
+    def _with_settings_rules(self, engine: PermissionEngine,
+                             base: ProjectRules | None = None) -> ProjectRules:
+        """The project rules (``base``, else the current ones) plus the settings' bare deny /
+        ask rules (name level)."""
         def known(name: str) -> bool:
             return self.pool.index.lookup(name) is not None
 
+        base = base or self._rules
         return ProjectRules(
-            deny=(*self._rules.deny, *engine.name_rules("deny", known, self._servers)),
-            ask=(*self._rules.ask, *engine.name_rules("ask", known, self._servers)),
-            aliases=self._rules.aliases)
+            deny=(*base.deny, *engine.name_rules("deny", known, self._servers)),
+            ask=(*base.ask, *engine.name_rules("ask", known, self._servers)),
+            aliases=base.aliases)
 
-    def _argument_rules(self, agent: str | None) -> dict[str, tuple[Any, ...]]:
-        """Pool tool -> the argument rules deciding its calls for ``agent`` (cached)."""
-        if self.engine is None:
+    def _argument_rules(self, agent: str | None, runtime: str | None = None
+                        ) -> dict[str, tuple[Any, ...]]:
+        """Pool tool -> the argument rules deciding its calls for ``agent`` (cached), under
+        ``runtime``'s engine (None: the default runtime's)."""
+        engine = self.engine if runtime is None else self._engine(runtime)
+        if engine is None:
             return {}
-        key = (agent, self.pool.version)
+        key = (agent, self.pool.version) if runtime is None else (
+            f"{runtime}\x1f{agent}", self.pool.version)
         found = self._argument_cache.get(key)
         if found is None:
             definition = self.definitions.agents.get(agent) if agent is not None else None
-            found = self.engine.argument_rules(definition, self.pool.index.lookup)
+            found = engine.argument_rules(definition, self.pool.index.lookup)
             self._argument_cache[key] = found
         return found
 
-    def _conditional_cells(self, frame: pd.DataFrame, granted: tuple[str, str]
-                           ) -> pd.DataFrame:
-        """Granted cells of tools whose calls depend on arguments read ``conditional``."""
-        if self.engine is None or frame.empty:
+    def _conditional_cells(self, frame: pd.DataFrame, granted: tuple[str, str],
+                           runtimes: Sequence[str] | None = None) -> pd.DataFrame:
+        """Granted cells of tools whose calls depend on arguments read ``conditional``
+        (per runtime when the frame has a ``runtime`` level)."""
+        if frame.empty or (runtimes is None and self.engine is None):
             return frame
         agents = frame.columns.get_level_values("agent")
-        for agent in dict.fromkeys(agents):
-            rows = [t for t in self._argument_rules(agent) if t in frame.index]
-            if not rows:
-                continue
-            columns = frame.columns[agents == agent]
-            block = frame.loc[rows, columns]
-            frame.loc[rows, columns] = block.mask(block.isin(granted), "conditional")
+        in_runtime = frame.columns.get_level_values("runtime") if runtimes is not None else None
+        shown: Sequence[str | None] = runtimes or [None]
+        for runtime in shown:
+            for agent in dict.fromkeys(agents):
+                rows = [t for t in self._argument_rules(agent, runtime) if t in frame.index]
+                if not rows:
+                    continue
+                chosen = agents == agent
+                if in_runtime is not None:
+                    chosen = chosen & (in_runtime == runtime)
+                columns = frame.columns[chosen]
+                block = frame.loc[rows, columns]
+                frame.loc[rows, columns] = block.mask(block.isin(granted), "conditional")
         return frame
 
     # -- validation ---------------------------------------------------------------------------
@@ -841,6 +1055,22 @@ def _group_sets(groups: Any) -> list[tuple[str, ...]]:
     if items and all(isinstance(g, (list, tuple, set, frozenset)) for g in items):
         return [tuple(g) for g in items]
     return [normalize_groups(items)]
+
+
+def _builtin_tools(system: str) -> frozenset[str]:
+    """The names of the tools ``system`` brings as its built-ins (none for an unknown one)."""
+    try:
+        add = registry.by_name(system).add_builtins
+    except KeyError:
+        return frozenset()
+    return frozenset() if add is None else _tools_added_by(add)
+
+
+@functools.cache
+def _tools_added_by(add: Callable[[Definitions], None]) -> frozenset[str]:
+    scratch = Definitions(root="")
+    add(scratch)
+    return frozenset(scratch.tools)
 
 
 def _group_names(tools: Iterable[Tool]) -> frozenset[str]:

@@ -105,6 +105,13 @@ def build(tool_names: Sequence[str], tools: dict[str, Tool],
     return codes.transpose(0, 2, 3, 1)
 
 
+def not_in_pool(codes: Any, rows: Sequence[int], variant: int) -> None:
+    """Set ``rows`` of one variant (the last axis of :func:`build`'s codes) to the pool step's
+    failure, in place: tools that variant does not have (another runtime's built-ins)."""
+    if rows:
+        codes[list(rows), :, :, variant] = _FAIL[Reason.POOL]
+
+
 def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
                 tools: dict[str, Tool], grants: Sequence[Sequence[Grant | None]],
                 presets: Sequence[str], agents: Sequence[str],
@@ -137,15 +144,24 @@ def insert_rows(codes: Any, tool_names: Sequence[str], added: Sequence[str],
 
 def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
           contexts: Sequence[tuple[tuple[str, ...], str]], presets: Sequence[str],
-          *, cells: Literal["bool", "label", "effect"] = "bool") -> pd.DataFrame:
-    """The codes as a DataFrame: rows tools; columns agents (+ groups/state/preset levels)."""
+          *, cells: Literal["bool", "label", "effect"] = "bool",
+          runtimes: Sequence[str] | None = None) -> pd.DataFrame:
+    """The codes as a DataFrame: rows tools; columns agents (+ groups/state/preset levels).
+
+    ``runtimes``: the codes' last axis is runtime × preset (runtime-major), and the columns
+    gain a first level ``runtime`` (kept even when only one runtime is shown).
+    """
     import numpy as np
     import pandas as pd
 
     n = len(tool_names)
+    if runtimes is not None:  # [tool, agent, context, runtime, preset] -> runtime first
+        shape = (n, len(agents), len(contexts), len(runtimes), len(presets))
+        codes = codes.reshape(shape).transpose(0, 3, 1, 2, 4)
     flat = codes.reshape(n, math.prod(codes.shape[1:]))  # not -1: a pool may be empty
     # a copy: names set on one frame's columns must not change the next frame's
-    columns = _columns(tuple(agents), tuple(contexts), tuple(presets)).copy()
+    columns = _columns(tuple(agents), tuple(contexts), tuple(presets),
+                       None if runtimes is None else tuple(runtimes)).copy()
     index = pd.Index(list(tool_names), name="tool")
     if cells != "bool":
         names = LABELS if cells == "label" else tuple(str(v.effect) for v in VERDICTS)
@@ -157,7 +173,7 @@ def frame(codes: Any, tool_names: Sequence[str], agents: Sequence[str],
 
 @functools.lru_cache(maxsize=16)
 def _columns(agents: tuple[str, ...], contexts: tuple[tuple[tuple[str, ...], str], ...],
-             presets: tuple[str, ...]) -> pd.Index:
+             presets: tuple[str, ...], runtimes: tuple[str, ...] | None = None) -> pd.Index:
     """The column index (pandas indexes are immutable, so frames can share one)."""
     import pandas as pd
 
@@ -169,6 +185,9 @@ def _columns(agents: tuple[str, ...], contexts: tuple[tuple[tuple[str, ...], str
     keep = [0] + [i for i, values in ((1, group_labels), (2, states), (3, list(presets)))
                   if len(set(values)) > 1]
     labels = [tuple(t[i] for i in keep) for t in tuples]
+    if runtimes is not None:
+        return pd.MultiIndex.from_tuples([(r, *lab) for r in runtimes for lab in labels],
+                                         names=["runtime", *(names[i] for i in keep)])
     if len(keep) == 1:
         columns = pd.Index([lab[0] for lab in labels], name="agent")
     else:

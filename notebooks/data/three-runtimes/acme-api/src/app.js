@@ -1,0 +1,1 @@
+export const health = () => ({ ok: true });
