@@ -178,8 +178,11 @@ def test_diff_gate_fails_when_argument_rules_become_a_bare_allow(
     new = bare_bash(old, tmp_path / "new")
     code, out, _ = run("diff", str(old), str(new), "--fail-on-new-access")
     assert code == 1
-    assert out.splitlines()[0] == "2 cell(s) changed, 2 grant new access"
+    assert out.splitlines()[0] == ("2 cell(s) changed, 2 grant new access; argument rules let "
+                                   "through new calls: 2 row(s)")
     rows = [line for line in out.splitlines() if line.startswith("| debugger | Bash |")]
-    assert len(rows) == 2 and all("| conditional | allow |" in row for row in rows)
+    # the changed cells, then the same two in the new-access list (with a witness)
+    assert len(rows) == 4 and all("| conditional | allow |" in row for row in rows)
+    assert "| (main) | Bash | calls | explicit-deny | allow |" in out
     code, out, _ = run("diff", str(new), str(old), "--fail-on-new-access")
     assert code == 0 and "0 grant new access" in out

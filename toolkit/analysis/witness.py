@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.decision import CallFacts, Effect, decide_call
 from ..core.models import Rule, rule_label
-from .lint import _fsm, _language, _witness
+from .lint import _FILLERS, _NICE, _PREFERRED, _fsm, _language, _witness
 
 if TYPE_CHECKING:
     from ..policy import Policy
@@ -104,19 +104,23 @@ class _Side:
     universe: Any
     mode: str
     rules: dict[str, list[str]]  # kind -> rule texts (for "what differs")
+    _regions: list[tuple[Any, Effect]] | None = None
 
     def regions(self) -> list[tuple[Any, Effect]]:
-        """(values, effect) for each category: deny, ask (not denied), allow (neither), none."""
-        denied = self.deny
-        asked = self.ask.difference(denied).reduce()
-        taken = denied.union(self.ask).reduce()
-        allowed = self.allow.difference(taken).reduce()
-        rest = self.universe.difference(taken.union(self.allow)).reduce()
-        marker = Rule(kind="none", pattern="rule")
-        return [(denied, decide_call(CallFacts(deny=marker), self.mode).effect),
-                (asked, decide_call(CallFacts(ask=marker), self.mode).effect),
-                (allowed, decide_call(CallFacts(allow=marker), self.mode).effect),
-                (rest, decide_call(CallFacts(), self.mode).effect)]
+        """(values, effect) for each category: deny, ask (not denied), allow (neither), none
+        (worked out once)."""
+        if self._regions is None:
+            taken = self.deny.union(self.ask)
+            marker = Rule(kind="none", pattern="rule")
+            self._regions = [
+                (self.deny, decide_call(CallFacts(deny=marker), self.mode).effect),
+                (self.ask.difference(self.deny), decide_call(CallFacts(ask=marker),
+                                                             self.mode).effect),
+                (self.allow.difference(taken), decide_call(CallFacts(allow=marker),
+                                                           self.mode).effect),
+                (self.universe.difference(taken.union(self.allow)),
+                 decide_call(CallFacts(), self.mode).effect)]
+        return self._regions
 
 
 def _languages(policy: Policy, runtime: str, tools: Sequence[str], servers: Sequence[str]
@@ -158,7 +162,7 @@ def _more(old: _Side, new: _Side) -> list[Any]:
     for old_values, old_effect in old.regions():
         for new_values, new_effect in new.regions():
             if _RANK[new_effect] > _RANK[old_effect]:
-                both = old_values.intersection(new_values).reduce()
+                both = old_values.intersection(new_values)
                 if not both.empty():  # the widest step first: denied before, allowed now
                     found.append((_RANK[new_effect] - _RANK[old_effect], _RANK[new_effect],
                                   both))
@@ -167,26 +171,69 @@ def _more(old: _Side, new: _Side) -> list[Any]:
 
 # -- witnesses ---------------------------------------------------------------------------------
 
-def _escaped(value: str) -> str:
-    return "".join(c if c.isalnum() and ord(c) < 128 else f"\\x{ord(c):02x}"
-                   if ord(c) < 256 else f"\\u{ord(c):04x}" for c in value)
-
-
 def candidates(region: Any, limit: int = _TRIES) -> list[str]:
-    """Up to ``limit`` short readable strings of ``region``, most readable first (each one
-    removed from the language before the next is searched)."""
+    """Up to ``limit`` short strings of ``region``, the most readable first: those of its
+    readable part (words separated by single spaces, as ``lint`` spells witnesses), then any."""
     out: list[str] = []
-    rest = region
-    while len(out) < limit:
-        value = _witness(rest)
-        if value is None:
+    for readable in (*_NICE, None):
+        part = region if readable is None else region.intersection(_fsm(readable))
+        for value in _shortest_strings(part, limit):
+            if value not in out:
+                out.append(value)
+        if len(out) >= limit:
             break
-        out.append(value)
-        try:
-            rest = rest.difference(_fsm(_escaped(value))).reduce()
-        except Exception:  # noqa: BLE001 - interegular rejects an escape: stop searching
-            break
-    return out
+    return out[:limit]
+
+
+def _shortest_strings(fsm: Any, limit: int) -> list[str]:
+    """Up to ``limit`` distinct accepted strings, shortest first: a breadth-first search that
+    expands each state at most ``limit`` times (distinct paths of a deterministic automaton
+    spell distinct strings), each transition spelt by its most readable character."""
+    from collections import deque
+
+    from interegular.fsm import anything_else
+
+    def rank(c: str) -> int:
+        return _PREFERRED.find(c) if c in _PREFERRED else 1000 + ord(c)
+
+    spelling: dict[Any, str] = {}
+    for key, symbols in fsm.alphabet.by_transition.items():
+        chars = [c for c in symbols if c is not anything_else]
+        spelling[key] = min(chars, key=rank) if chars else next(
+            (c for c in _FILLERS if c not in fsm.alphabet), "\x00")
+    keys = sorted(fsm.alphabet.by_transition, key=lambda k: rank(spelling[k]))
+    live = _live_states(fsm)
+    expanded: dict[Any, int] = {}
+    found: list[str] = []
+    queue = deque([(fsm.initial, "")]) if fsm.initial in live else deque()
+    while queue and len(found) < limit:
+        state, text = queue.popleft()
+        if state in fsm.finals:
+            found.append(text)
+        if expanded.get(state, 0) >= limit:
+            continue
+        expanded[state] = expanded.get(state, 0) + 1
+        for key in keys:
+            target = fsm.map.get(state, {}).get(key)
+            if target is not None and target in live:
+                queue.append((target, text + spelling[key]))
+    return found
+
+
+def _live_states(fsm: Any) -> set[Any]:
+    """The states from which a final state can be reached."""
+    back: dict[Any, set[Any]] = {}
+    for state, moves in fsm.map.items():
+        for target in moves.values():
+            back.setdefault(target, set()).add(state)
+    live = set(fsm.finals)
+    todo = list(live)
+    while todo:
+        for source in back.get(todo.pop(), ()):
+            if source not in live:
+                live.add(source)
+                todo.append(source)
+    return live
 
 
 def _call(tool: str, field_name: str | None, value: str | None) -> dict[str, Any]:
@@ -255,13 +302,15 @@ def find_witness(old: Policy, new: Policy, regions: Sequence[Any], tool: str,
                  ) -> tuple[dict[str, Any] | None, Any, Any, list[str]]:
     """The first candidate of ``regions`` (in order) both versions decide differently, and
     the two decisions; else None with the candidates tried."""
-    tried = [value for region in regions for value in candidates(region)]
-    for value in tried:
-        call = _call(tool, field_name, value)
-        ok, before, after = verify_call(old, new, call, runtime=runtime, agent=agent,
-                                        old_agent=old_agent)
-        if ok:
-            return call, before, after, tried
+    tried: list[str] = []
+    for region in regions:
+        for value in candidates(region):
+            tried.append(value)
+            call = _call(tool, field_name, value)
+            ok, before, after = verify_call(old, new, call, runtime=runtime, agent=agent,
+                                            old_agent=old_agent)
+            if ok:
+                return call, before, after, tried
     return None, None, None, tried
 
 

@@ -1,16 +1,22 @@
 """``toolmatrix diff OLD NEW`` / ``toolmatrix diff --git REV [PATH]``: what a policy change does.
 
 Every agent × tool × context (group set × state) whose effect differs, with the
-deciding rule before and after. Exit status: 0; 1 with ``--fail-on-new-access``
-when any cell is more permissive than before (the CI gate "this change grants
-no new access"), or on broken definitions; 2 on a usage error (a git revision
-that does not exist, a path outside a repository, wrong arguments).
+deciding rule before and after; then whether NEW implies OLD in its argument rules
+(compared exactly as automata, :mod:`toolkit.analysis.witness`), one row per tool
+argument whose rules differ. With ``--fail-on-new-access`` the new access is listed,
+each row decided by argument rules with a witness: one call (a command line, a path,
+a URL) NEW lets through and OLD does not, checked through both versions' engines.
+Exit status: 0; 1 with ``--fail-on-new-access`` when any cell is more permissive
+than before or argument rules let a call through that they did not (the CI gate
+"this change grants no new access"), or on broken definitions; 2 on a usage error
+(a git revision that does not exist, a path outside a repository, wrong arguments).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, TextIO
 
 from ..core.models import parse_group_sets
 from ..errors import ToolkitError
@@ -18,7 +24,14 @@ from ._common import UsageError, load
 from ._registry import verb
 from ._tables import FORMATS, write_sections
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..analysis.diff import PolicyDiff
+
 COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_after"]
+ARGUMENTS = ["runtime", "tool", "field", "relation", "witness", "before", "after", "rule_before",
+             "rule_after", "note"]
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,13 +69,43 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from ..runtime.gitrev import at_revision
 
         path = args.paths[0] if args.paths else "."
-        try:
-            with at_revision(path, args.git) as old:
-                before = load(str(old))
-        except ToolkitError as exc:
-            raise UsageError(str(exc)) from None
-        result = diff(before, load(path), groups=groups, states=args.state)
+        with ExitStack() as stack:
+            try:
+                old = stack.enter_context(at_revision(path, args.git))
+            except ToolkitError as exc:
+                raise UsageError(str(exc)) from None
+            # witnesses are checked against the old files: decide while they exist
+            result = diff(load(str(old)), load(path), groups=groups, states=args.state)
+            return _report(result, args, out)
+    return _report(result, args, out)
+
+
+def _report(result: PolicyDiff, args: argparse.Namespace, out: TextIO) -> int:
+    """Print the summary, the implication and the tables; the exit status."""
     print(result.summary(), file=out)
-    rows = result.new_access if args.only_new_access else result.changes
-    write_sections([(None, rows, COLUMNS)], args.format, out)
+    arguments = result.arguments
+    if len(arguments):
+        print(result.implication(), file=out)
+    access = _witnessed(result.new_access, args.format)
+    sections: list[tuple[str | None, pd.DataFrame, list[str]]]
+    if args.only_new_access:
+        sections = [(None, access, [*COLUMNS, "witness"])]
+    else:
+        sections = [(None, result.changes, COLUMNS),
+                    ("argument rules", _witnessed(arguments, args.format), ARGUMENTS)]
+        if args.fail_on_new_access:
+            sections.append(("new access", access, [*COLUMNS, "witness"]))
+    write_sections(sections, args.format, out)
     return 1 if args.fail_on_new_access and len(result.new_access) else 0
+
+
+def _witnessed(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """``frame`` with its witness calls on one line each (``Bash 'npm run'``), kept as data
+    for JSON."""
+    if fmt == "json" or "witness" not in frame.columns or not len(frame):
+        return frame
+    from ..analysis.witness import describe_call
+
+    shown = frame.copy()
+    shown["witness"] = [describe_call(w) if isinstance(w, dict) else "" for w in frame["witness"]]
+    return shown
