@@ -37,7 +37,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "toolkit/systems/claude_code/permissions/bash.py": ("tests/core/permissions",),
     "toolkit/systems/base/shell.py": ("tests/core/permissions",),
-    "toolkit/analysis/diff.py": ("tests/core/test_diff.py", "tests/core/test_diff_mutants.py"),
+    "toolkit/analysis/diff.py": ("tests/core/test_diff.py", "tests/core/test_diff_mutants.py",
+                                 "tests/analysis/test_diff_witness.py"),
     # the fast set without servers (tests/runtime/test_lock.py starts MCP servers: under
     # mutmut's forked workers every mutant timed out; those tests stay, run by make test)
     "toolkit/analysis/lock.py": ("tests/runtime/test_lock_mutants.py",),
