@@ -2,41 +2,20 @@
 
 The repository is notebook 10's (``notebooks/data/three-runtimes/acme-api``: one team's
 Claude Code, Gemini CLI and Codex policies), copied into ``tmp_path`` with a home folder that
-trusts it (Codex reads ``.codex/`` and Gemini CLI the workspace settings only in a trusted
-project) and holds the team's Gemini policy in the user tier (Gemini CLI does not load
-workspace policies).
+trusts it (``tests/support/runtimes.py``).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import toolkit as tk
+from tests.support.runtimes import RUNTIMES, three_runtimes
 from toolkit.core.decision import Effect, Reason
 from toolkit.policy import MAIN
-
-REPO = Path(__file__).resolve().parents[2] / "notebooks" / "data" / "three-runtimes" / "acme-api"
-RUNTIMES = ("claude-code", "codex", "gemini-cli")
-
-
-def three_runtimes(tmp_path: Path) -> tuple[Path, Path]:
-    """(repo, home): the shipped repository and a home folder that trusts it."""
-    repo = shutil.copytree(REPO, tmp_path / "acme-api")
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".gemini" / "policies").mkdir(parents=True)
-    (home / ".codex" / "config.toml").write_text(
-        f'[projects."{repo.resolve()}"]\ntrust_level = "trusted"\n')
-    (home / ".gemini" / "trustedFolders.json").write_text(
-        json.dumps({str(repo.resolve()): "TRUST_FOLDER"}))
-    shutil.copy(repo / ".gemini" / "policies" / "acme.toml",
-                home / ".gemini" / "policies" / "acme.toml")
-    return repo, home
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ _RANK = {Effect.DENY.value: 0, Effect.IMPLICIT_DENY.value: 0, Effect.ASK.value: 
 _NOT_IN_POOL = decide({Reason.POOL}).effect.value
 NO_AGENT = "(no agent)"
 COLUMNS = ["agent", "tool", "context", "before", "after", "rule_before", "rule_after",
-           "reason_before", "reason_after", "groups", "state", "witness"]
+           "reason_before", "reason_after", "groups", "state", "witness", "runtime"]
 #: The context of a row about calls rather than a matrix cell (argument rules).
 CALL_CONTEXT = "calls"
 
@@ -63,13 +63,16 @@ def _as_policy(value: Any) -> Policy:
 
 
 def diff(old: Any, new: Any, *, groups: Any = None, states: Sequence[str] | None = None,
-         agents: Sequence[str] | None = None) -> PolicyDiff:
+         agents: Sequence[str] | None = None, runtime: str | None = None) -> PolicyDiff:
     """Every agent × tool × context whose effect differs between ``old`` and ``new``.
 
     ``old`` / ``new``: a Project (or Policy) or a path to load. Contexts are
     group sets × states: by default the default request, each group alone and
     ``*``, in every state either version knows. Each version is evaluated under
-    its own preset (a preset change is a policy change).
+    its own preset (a preset change is a policy change). ``runtime``: both versions under
+    that runtime's settings (``explain(..., runtime=)``); None: each version's default
+    runtime, or, when both hold several runtimes, each runtime they share in turn (the
+    ``runtime`` column says which; it is None for a default-runtime comparison).
 
     >>> import toolkit as tk
     >>> old, new = tk.load("toolkit/examples/claude-code"), tk.load("toolkit/examples/claude-code")
@@ -85,7 +88,22 @@ def diff(old: Any, new: Any, *, groups: Any = None, states: Sequence[str] | None
     group_sets = _group_sets(groups, before, after)
     state_list = list(states) if states is not None else sorted(
         set(before.states) | set(after.states))
-    return PolicyDiff(before, after, agent_names, group_sets, state_list)
+    return PolicyDiff(before, after, agent_names, group_sets, state_list,
+                      _runtimes(before, after, runtime))
+
+
+def _runtimes(before: Policy, after: Policy, runtime: str | None) -> list[str | None]:
+    """The runtimes to compare under: the one named, each one two multi-runtime versions
+    share, else [None] (each version's default)."""
+    if runtime is not None:
+        for policy in (before, after):
+            policy.runtime_names([runtime])  # ValueError: a runtime without an engine
+        return [runtime]
+    if len(before.runtimes) > 1 and len(after.runtimes) > 1:
+        shared = [r for r in before.runtimes if r in after.runtimes]
+        if shared:
+            return list(shared)
+    return [None]
 
 
 def _group_sets(groups: Any, *policies: Policy) -> list[tuple[str, ...]]:
@@ -112,8 +130,11 @@ class PolicyDiff:
     """
 
     def __init__(self, old: Policy, new: Policy, agents: list[str],
-                 groups: list[tuple[str, ...]], states: list[str]) -> None:
+                 groups: list[tuple[str, ...]], states: list[str],
+                 runtimes: Sequence[str | None] = (None,)) -> None:
         self.old, self.new = old, new
+        #: the runtimes compared under (None: each version's default runtime)
+        self.runtimes = list(runtimes)
         self.agents, self.groups, self.states = agents, groups, states
         self.agents_added = [a for a in agents if a in new.agents and a not in old.agents]
         self.agents_removed = [a for a in agents if a in old.agents and a not in new.agents]
@@ -229,8 +250,8 @@ class PolicyDiff:
                 rows.append(_call_row(agent, c.tool, call, _side_of(before), _side_of(after)))
         return rows
 
-    def _grid(self, policy: Policy, tools: list[str], columns: list[tuple[str, str, str]]
-              ) -> Any:
+    def _grid(self, policy: Policy, tools: list[str], columns: list[tuple[str, str, str]],
+              runtime: str | None = None) -> Any:
         """Effects as an object array [tool, (agent, groups, state)] over the union's axes."""
         import numpy as np
         import pandas as pd
@@ -241,7 +262,8 @@ class PolicyDiff:
         if present and len(policy.tools):
             with warnings.catch_warnings():  # a group or state only the other version knows
                 warnings.simplefilter("ignore", UserWarning)
-                frame = policy.effects(agents=present, groups=self.groups, states=self.states)
+                frame = policy.effects(agents=present, groups=self.groups, states=self.states,
+                                       runtimes=None if runtime is None else [runtime])
             frame.columns = pd.MultiIndex.from_tuples(
                 matrix_columns(frame, present, self.groups, self.states))
             grid.update(frame.reindex(index=grid.index, columns=index))
@@ -259,32 +281,37 @@ class PolicyDiff:
         columns = [(a, label, s) for a in self.agents for label in labels for s in self.states]
         if not tools or not columns:
             return pd.DataFrame(columns=COLUMNS)
-        before = self._grid(self.old, tools, columns)
-        after = self._grid(self.new, tools, columns)
         rows = []
-        cache: dict[tuple[int, str, str, str], tuple[str, str]] = {}
-        for t, c in zip(*np.nonzero(before != after), strict=True):
-            agent, label, state = columns[c]
-            tool = tools[t]
-            rb, sb = self._rule(0, self.old, agent, tool, labels[label], state, cache)
-            ra, sa = self._rule(1, self.new, agent, tool, labels[label], state, cache)
-            rows.append({"agent": agent, "tool": tool,
-                         "context": f"groups {label} / state {state}",
-                         "before": before[t, c], "after": after[t, c], "rule_before": rb,
-                         "rule_after": ra, "reason_before": sb, "reason_after": sa,
-                         "groups": label, "state": state, "witness": None})
+        for runtime in self.runtimes:
+            before = self._grid(self.old, tools, columns, runtime)
+            after = self._grid(self.new, tools, columns, runtime)
+            cache: dict[tuple[int, str, str, str], tuple[str, str]] = {}
+            shown = "" if runtime is None else f"runtime {runtime} / "
+            for t, c in zip(*np.nonzero(before != after), strict=True):
+                agent, label, state = columns[c]
+                tool = tools[t]
+                rb, sb = self._rule(0, self.old, agent, tool, labels[label], state, cache,
+                                    runtime)
+                ra, sa = self._rule(1, self.new, agent, tool, labels[label], state, cache,
+                                    runtime)
+                rows.append({"agent": agent, "tool": tool,
+                             "context": f"{shown}groups {label} / state {state}",
+                             "before": before[t, c], "after": after[t, c], "rule_before": rb,
+                             "rule_after": ra, "reason_before": sb, "reason_after": sa,
+                             "groups": label, "state": state, "witness": None,
+                             "runtime": runtime})
         return pd.DataFrame(rows, columns=COLUMNS)
 
     @staticmethod
     def _rule(side: int, policy: Policy, agent: str, tool: str, groups: tuple[str, ...],
-              state: str, cache: dict[tuple[int, str, str, str], tuple[str, str]]
-              ) -> tuple[str, str]:
+              state: str, cache: dict[tuple[int, str, str, str], tuple[str, str]],
+              runtime: str | None = None) -> tuple[str, str]:
         """(deciding rule with its location, deciding step) of one side of a cell."""
         if agent not in policy.agents:
             return "", "agent"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            d = policy.explain(agent, tool, groups=groups, state=state)
+            d = policy.explain(agent, tool, groups=groups, state=state, runtime=runtime)
         # agent-level steps do not depend on the context: explain once per step
         key = (side, agent, tool, d.reason.value)
         if key not in cache:
