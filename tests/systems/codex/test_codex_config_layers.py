@@ -316,3 +316,16 @@ def test_a_folder_outside_any_project_with_codex_is_not_codex(tmp_path: Path) ->
     (tmp_path / ".codex" / "rules").mkdir(parents=True)  # above the project root: not read
     proj = tk.load(tmp_path / "repo", home=False, managed=False)
     assert "codex" not in proj.runtimes
+
+
+def test_a_cwd_that_is_not_a_folder_here_keeps_the_projects_layers(tmp_path: Path) -> None:
+    """A logged call's cwd from another machine (replay) is shown, not read: the project's
+    own layers decide."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    _rules(root, "team.rules", FORBID_RM)
+    home = tmp_path / "home"
+    _trust(home / ".codex", root.resolve(), "trusted")
+    proj = tk.load(root, home=home, managed=False)
+    d = proj.check_call("shell", {"command": ["rm", "x"]}, cwd="/home/someone/elsewhere")
+    assert d.effect is Effect.DENY and d.cwd == "/home/someone/elsewhere"

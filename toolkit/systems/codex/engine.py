@@ -355,11 +355,12 @@ class CodexEngine(ConditionalRules):
 
     def _folder(self, cwd: str | None) -> CodexEngine | None:
         """The engine of a session started in ``cwd`` (relative to the project folder), or
-        None when that is the project folder itself."""
+        None when that is the project folder itself, or not a folder here (a transcript's
+        cwd from another machine: shown, the project's own layers decide)."""
         if not cwd:
             return None
         place = (self.settings.root / cwd).resolve()
-        if place == self.settings.root:
+        if place == self.settings.root or not place.is_dir():
             return None
         found = self._folders.get(place)
         if found is None:
