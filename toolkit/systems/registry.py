@@ -21,6 +21,7 @@ from . import (
     adh_cli,
     claude_code,
     codex,
+    cursor,
     emergent,
     gemini_cli,
     mcp_clients,
@@ -85,6 +86,7 @@ SYSTEMS: list[System] = [
     gemini_cli.SYSTEM,
     vscode.SYSTEM,
     opencode.SYSTEM,
+    cursor.SYSTEM,
 ]
 
 #: Every format toolkit reads, gathered from the systems.
