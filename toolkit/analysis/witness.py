@@ -46,7 +46,8 @@ __all__ = ["ARGUMENT_COLUMNS", "Comparison", "candidates", "compare_arguments", 
 
 ARGUMENT_COLUMNS = ("runtime", "tool", "field", "relation", "witness", "before", "after",
                     "rule_before", "rule_after", "verified", "exact", "note")
-#: How permissive each effect is (the same order as ``diff.more_permissive``).
+#: How permissive each effect is (the order of ``diff.more_permissive``; diff imports this
+#: module, so the ranks are spelt here too).
 _RANK = {Effect.DENY: 0, Effect.IMPLICIT_DENY: 0, Effect.ASK: 1, Effect.CONDITIONAL: 2,
          Effect.ALLOW: 3}
 _KINDS = ("deny", "ask", "allow")
@@ -269,8 +270,6 @@ def verify_call(old: Policy, new: Policy, call: Mapping[str, Any], *, runtime: s
     """Whether NEW's ``check_call`` decides ``call`` more permissively than OLD's, with both
     decisions (OLD's None when ``old_agent`` is False: the agent is new, OLD grants nothing).
     Paths under NEW's folder are asked of OLD under its own folder."""
-    from .diff import more_permissive
-
     try:
         after = new.check_call(call["tool"], call["args"], agent=agent, runtime=runtime)
         args = relocate(call["args"], _root(new), _root(old))
@@ -278,8 +277,8 @@ def verify_call(old: Policy, new: Policy, call: Mapping[str, Any], *, runtime: s
                   if old_agent else None)
     except (ValueError, TypeError, KeyError):
         return False, None, None
-    before_effect = before.effect.value if before is not None else Effect.IMPLICIT_DENY.value
-    return more_permissive(before_effect, after.effect.value), before, after
+    before_effect = before.effect if before is not None else Effect.IMPLICIT_DENY
+    return _RANK[after.effect] > _RANK[before_effect], before, after
 
 
 def decision_rule(decision: Any) -> str:
