@@ -15,6 +15,7 @@ decisions and some numpy indexing.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -58,7 +59,8 @@ class _Outcome:
 
 
 def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | None = None,
-           mode: str | None = None, arguments: bool | None = None) -> Replay:
+           mode: str | None = None, arguments: bool | None = None,
+           runtime: str | None = None) -> Replay:
     """Evaluate logged tool calls against ``proj``'s policy.
 
     ``source``: a Claude Code transcript ``.jsonl``, a folder of them (a project
@@ -69,7 +71,9 @@ def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | 
     evaluated as (as ``claude --agent NAME`` would run it); without it they are
     evaluated only by Claude Code's argument-level engine, when the project has
     one. ``mode``: the permission mode for that engine. ``arguments``: use the
-    engine (True), never (False), or when the project has one (None).
+    engine (True), never (False), or when the project has one (None). ``runtime``: whose
+    permission engine judges the calls when the project holds several runtimes' settings
+    (``proj.runtimes``); None: the project's default.
 
     >>> import pandas as pd
     >>> import toolkit as tk
@@ -86,29 +90,35 @@ def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | 
     (0, 0)
     """
     return evaluate(proj, read_calls(source), preset=preset, main=main, mode=mode,
-                    arguments=arguments, source=str(source) if isinstance(source, str)
+                    arguments=arguments, runtime=runtime,
+                    source=str(source) if isinstance(source, str)
                     else getattr(source, "name", None) or type(source).__name__)
 
 
 def evaluate(proj: Policy, log: CallLog, *, preset: str | None = None, main: str | None = None,
              mode: str | None = None, arguments: bool | None = None,
-             source: str = "") -> Replay:
+             runtime: str | None = None, source: str = "") -> Replay:
     """:func:`replay` of calls already read."""
     if main is not None:
         proj.agent(main)  # an unknown name is an UnknownAgentError listing the agents
-    evaluator = _Evaluator(proj, log, preset, main, mode, _engine(proj, arguments))
+    evaluator = _Evaluator(proj, log, preset, main, mode, _engine(proj, arguments, runtime))
     return evaluator.run(source)
 
 
-def _engine(proj: Policy, arguments: bool | None) -> Callable[..., Decision] | None:
-    """Claude Code's argument-level ``check_call``, when the project has it and it is wanted.
+def _engine(proj: Policy, arguments: bool | None, runtime: str | None = None
+            ) -> Callable[..., Decision] | None:
+    """The argument-level ``check_call`` (of ``runtime``'s engine when given), when the
+    project has it and it is wanted.
 
-    By default (``arguments=None``) it is used for a Claude Code project (one
-    whose settings layers were read: ``proj.engine``), never for the others.
+    By default (``arguments=None``) it is used for a project whose runtime settings were
+    read (``proj.engine``), or when ``runtime`` is named; never for the others.
     """
     check = getattr(proj, "check_call", None)
     if arguments is False or not callable(check):
         return None
+    if runtime is not None:
+        proj.runtime_names([runtime])  # ValueError: a runtime without a permission engine
+        return functools.partial(check, runtime=runtime)
     if arguments is None and getattr(proj, "engine", None) is None:
         return None
     return check  # type: ignore[no-any-return]
