@@ -18,9 +18,10 @@ This module renders nothing; its HTML comes through :mod:`toolkit.core.display`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 from .models import NO_RULE, Rule, groups_label
@@ -34,6 +35,7 @@ __all__ = [
     "Decision",
     "Effect",
     "Hook",
+    "NearMiss",
     "Reason",
     "Step",
     "Verdict",
@@ -331,6 +333,27 @@ class Step:
 
 
 @dataclass(frozen=True)
+class NearMiss:
+    """An allow rule that came close to a call it did not allow, and why it did not.
+
+    ``kind``: ``no-match`` (the rule does not match: ``why`` names the differing token, the
+    word boundary or the anchor), ``shadowed`` (it matches, but a deny or ask rule is met
+    first), ``never-approves`` (it matches, but the call is one no allow rule approves),
+    ``part`` (it matches some parts of a compound command, not all), ``skipped`` (the
+    runtime skips the rule). ``part``: the 1-based part of a compound command, else None.
+    """
+
+    rule: Rule
+    why: str
+    kind: str = "no-match"
+    part: int | None = None
+
+    def __str__(self) -> str:
+        where = f" ({self.rule.where})" if self.rule.file else ""
+        return f"{self.rule.text}{where}: {self.why}"
+
+
+@dataclass(frozen=True)
 class Decision:
     """The answer to "may ``agent`` call ``tool`` here, and why?" (a Cedar-style response).
 
@@ -371,6 +394,16 @@ class Decision:
     #: for a call: what the runtime's own tooling shows for it, as plain data an engine
     #: may fill (say the matched rules its policy checker prints); ``{}`` when none
     details: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    #: for a call that does not run unasked: works out its near misses when first asked
+    #: (an engine that can, fills it; see :attr:`near_misses`)
+    near: Callable[[], Sequence[NearMiss]] | None = field(default=None, compare=False,
+                                                          repr=False)
+
+    @cached_property
+    def near_misses(self) -> tuple[NearMiss, ...]:
+        """The allow rules that came closest to allowing this call, and why each did not
+        (``()`` for an allowed call, or when the engine cannot say)."""
+        return tuple(self.near()) if self.near is not None else ()
 
     @property
     def allowed(self) -> bool:
@@ -408,7 +441,9 @@ class Decision:
                         + (f", {p.rule.text} at {p.rule.where}" if p.rule.file or p.rule.spec
                            or p.rule.pattern else "") + f"): {p.message}"
                         for i, p in enumerate(self.parts, 1))
-        return head + notes + parts + "".join(f"\n  {step}" for step in self.trace)
+        near = "".join(f"\n  near miss{'' if m.part is None else f' (part {m.part})'}: {m}"
+                       for m in (self.near_misses if self.question == "call" else ()))
+        return head + notes + parts + near + "".join(f"\n  {step}" for step in self.trace)
 
     def __repr__(self) -> str:
         return f"<Decision {self.effect} {self.agent} -> {self.tool} ({self.reason})>"

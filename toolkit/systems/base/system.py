@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...core.decision import Decision, Verdict
+    from ...core.decision import Decision, NearMiss, Verdict
     from ...core.models import AgentDefinition, Rule, ServerConfig
     from ...core.names import NameRules
     from ...core.pool import ToolPool
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .definitions import Definitions
     from .formats import Format
 
-__all__ = ["Approval", "EngineFactory", "Layout", "PermissionEngine", "System"]
+__all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PermissionEngine", "System"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,22 @@ class PermissionEngine(Protocol):
 
     def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
         """The same gaps as warnings for ``toolmatrix check``."""
+
+
+class NearMissEngine(Protocol):
+    """What an engine may add to answer "why was I asked when I allowed it?" (optional).
+
+    An engine with ``near_misses`` fills ``Decision.near`` of the calls it does not allow,
+    lazily (``lambda: self.near_misses(...)``), so that ``decision.near_misses`` lists the
+    allow rules that came closest and why each did not match: the differing token, the
+    word boundary, the anchor, the deny or ask rule met first, the part of a compound
+    command no rule allows. Nothing is computed until a view asks (``report()``,
+    ``toolmatrix why``, ``%tk why``), so replaying many calls costs nothing more.
+    """
+
+    def near_misses(self, decision: Decision, tool: str, args: Mapping[str, Any],
+                    definition: AgentDefinition | None) -> tuple[NearMiss, ...]:
+        """The near misses of ``decision`` (a call of ``tool`` with ``args``)."""
 
 
 #: Opens a project's permission engine: ``(path, home=, managed=, cli=)`` -> engine, or

@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ....core.decision import Decision
+from ....core.decision import Decision, Effect, NearMiss
 from ....core.models import AgentDefinition, Rule, ServerConfig
 from ....errors import Problem
 from ...base.engine import ConditionalRules
 from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
 from .evaluate import CallContext, RuleSet, check_call, context_for
+from .near import near_misses
 from .rules import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -94,7 +96,22 @@ class ClaudePermissions(ConditionalRules):
             self._contexts = {**self._contexts, key: ctx} if len(self._contexts) < 256 else {
                 key: ctx}
         call = {} if args is None else dict(args) if isinstance(args, Mapping) else args
-        return check_call(ctx, tool, call, agent, known)
+        decision = check_call(ctx, tool, call, agent, known)
+        if decision.effect is Effect.ALLOW:
+            return decision
+        # worked out only when a view asks (decision.near_misses): replays pay nothing
+        rules = [*self.settings.rules, *(agent.allow_rules if agent else ())]
+        return replace(decision, near=lambda: near_misses(rules, ctx, tool, call, decision))
+
+    def near_misses(self, decision: Decision, tool: str, args: Mapping[str, Any],
+                    definition: AgentDefinition | None) -> tuple[NearMiss, ...]:
+        """The allow rules that came closest to ``decision``'s call, and why each did not
+        match (``permissions.near``); ``check_call`` attaches the same lazily."""
+        agent = self.agent(definition) if definition is not None else None
+        ctx = context_for(self.settings, self.ruleset(agent), agent=agent, mode=decision.mode
+                          or None, cwd=decision.cwd or self.settings.root, hook=None)
+        rules = [*self.settings.rules, *(agent.allow_rules if agent else ())]
+        return near_misses(rules, ctx, tool, args, decision)
 
     @staticmethod
     def call_arguments(tool: str, text: str) -> dict[str, Any]:
