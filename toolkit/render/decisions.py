@@ -88,7 +88,7 @@ def decision_html(d: Decision) -> str:
         f"<div class='toolkit-decision'><p><b>{effect_html(d.effect, d.effect.upper())}</b> "
         f"<code>{escape(d.agent)}</code> &rarr; <code>{escape(d.tool)}</code>: "
         f"{escape(d.message)} <small>(step <i>{escape(d.reason)}</i>; {rule})</small></p>"
-        f"<p><small>{context}</small></p>{notes}{_parts_html(d)}"
+        f"<p><small>{context}</small></p>{notes}{_parts_html(d)}{_near_html(d)}"
         "<table><thead><tr><th>step</th><th>outcome</th><th>detail</th><th>rule</th></tr>"
         f"</thead><tbody>{rows}</tbody></table></div>")
 
@@ -108,6 +108,19 @@ def decision_dict(d: Decision) -> dict[str, object]:
         if d.details:
             out["details"] = dict(d.details)
     return out
+
+
+def _near_html(d: Decision) -> str:
+    """For a call not allowed: the allow rules that came closest, and why each did not."""
+    misses = d.near_misses if d.question == "call" else ()
+    if not misses:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(m.rule.text)}</code>"
+        f"{' <small>' + escape(m.rule.where) + '</small>' if m.rule.file else ''}"
+        f"{f' (part {m.part})' if m.part is not None else ''}: {escape(m.why)}</li>"
+        for m in misses)
+    return f"<p class='toolkit-near'><b>near misses</b></p><ul>{items}</ul>"
 
 
 def _parts_html(d: Decision) -> str:
