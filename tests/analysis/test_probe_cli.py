@@ -122,3 +122,34 @@ def test_probe_view_escapes_what_policy_files_wrote() -> None:
     html = ProbeView(frame, pd.DataFrame(), "1 rule(s) probed")._repr_mimebundle_()["text/html"]
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_readme_ci_example_parses() -> None:
+    """The README's GitHub Actions workflow is YAML, and each toolmatrix step is a command
+    line the CLI accepts (parsed, not run); the pre-commit hooks name verbs that exist."""
+    import re
+    import shlex
+
+    import yaml
+
+    from toolkit.cli import _parser
+
+    root = Path(__file__).parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```yaml\n(# \.github/workflows/agent-permissions\.yml\n.*?)```",
+                         readme, re.S)
+    workflow = yaml.safe_load(block)
+    steps = workflow["jobs"]["toolmatrix"]["steps"]
+    commands = [s["run"] for s in steps if str(s.get("run", "")).startswith("toolmatrix ")]
+    assert [c.split()[1] for c in commands] == ["check", "test", "diff", "probe"]
+    for command in commands:
+        argv = shlex.split(command.split(">")[0])[1:]
+        args = _parser().parse_args(argv)
+        assert args.command == argv[0]
+    diff = _parser().parse_args(shlex.split(commands[2])[1:])
+    assert diff.git == "origin/main" and diff.fail_on_new_access
+    hooks = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    for hook in hooks:
+        argv = [*hook["entry"].split()[1:], *hook["args"]]
+        assert _parser().parse_args(argv).command == hook["entry"].split()[1]
+    assert "toolmatrix-probe" in {h["id"] for h in hooks}
