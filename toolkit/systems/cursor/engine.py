@@ -275,6 +275,12 @@ class CursorEngine(ConditionalRules):
 
     def _ide(self, base: Decision, tool: str, args: dict[str, Any], cwd: str) -> Decision:
         parts = mcp_parts(tool)
+        unread = "the IDE's settings decide, which toolkit cannot read; shown as asking"
+        if parts is not None and self.config.mcp is None:
+            return replace(base, message=f"no permissions.json defines mcpAllowlist: {unread}")
+        if tool == "Shell" and self.config.terminal is None:
+            return replace(base, message="no permissions.json defines terminalAllowlist: "
+                                         f"{unread}")
         if parts is not None:
             server, name = parts
             entry = next((e for e in self.config.mcp or ()
