@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import calls, fanout, imports, notebook_view, permissions, resolution, runtimes
+from . import analysis, calls, fanout, imports, notebook_view, permissions, resolution, runtimes
 from . import replay as replay_bench
 from .common import PEER_ENVS, ROOT, Row, machine, peer_versions, versions
 
@@ -138,8 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     parser.add_argument("--no-peers", action="store_true", help="skip the peer-venv comparisons")
-    parser.add_argument("--only", default="1,3,4,5,6,7,8,9", help="figures to run (default all: "
-                                                                 "1,3,4,5,6,7,8,9; 1 includes 2)")
+    parser.add_argument("--only", default="1,3,4,5,6,7,8,9,10",
+                        help="figures to run (default all: 1,3,4,5,6,7,8,9,10; 1 includes 2)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the table")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
@@ -175,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              else notebook_view.measure(200, 5000, 5))
     if "9" in only:
         part("9", lambda: runtimes.measure(20 if args.quick else 2000))
+    if "10" in only:
+        part("10", lambda: analysis.measure(1, 40) if args.quick else analysis.measure(3, 600))
     text = report(rows, time.perf_counter() - started, args, run)
     args.out.write_text(text, encoding="utf-8")
     print(text)
