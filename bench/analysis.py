@@ -49,6 +49,10 @@ def settings(n_rules: int = 600) -> dict[str, Any]:
                                                            for i in range(10)]
     web = [f"WebFetch(domain:docs{i}.example.com)" for i in range(25)]
     mcp = [f"mcp__srv{i}__tool{i}" for i in range(10)] + [f"mcp__srv{i}__*" for i in range(10, 20)]
+    if n_rules < 600:  # a smaller file of the same mix (the smoke test's)
+        share = n_rules / 600
+        deny, ask, paths, web, mcp = (x[:max(1, round(len(x) * share))]
+                                      for x in (deny, ask, paths, web, mcp))
     fixed = len(deny) + len(ask) + len(paths) + len(web) + len(mcp)
     allow = allow[:max(n_rules - fixed, 0)] + paths + web + mcp
     return {"permissions": {"allow": allow, "ask": ask, "deny": deny}}

@@ -97,3 +97,13 @@ def test_notebook_view_static_size() -> None:
 
     size, html = notebook_view.static_size(20, 200)
     assert 0 < html < size < 1_000_000
+
+
+def test_analysis_rows(tmp_path: Path) -> None:
+    """Figure 10 (lint and probes of a generated settings file) at a tiny size."""
+    from bench import analysis
+
+    assert sum(len(v) for v in analysis.settings()["permissions"].values()) == 600
+    rows = analysis.measure(1, 40, workdir=tmp_path)
+    assert [r.figure.split(" ", 1)[0] for r in rows] == ["10.", "10b."]
+    assert all(r.ours > 0 for r in rows)
