@@ -1,5 +1,8 @@
 """``toolmatrix why PATH TOOL 'ARGS'``: what Claude Code would do with one call, and why.
 
+For a call that asks or is denied, the allow rules that came closest and why each does not
+match (``near miss`` lines; ``near_misses`` in JSON).
+
 Exit status: 0 when the call runs without a prompt, 1 when it is denied, 2 when it
 asks (SPEC section 11). ``ARGS`` is a JSON object, or for a tool with one main field
 just its value: ``toolmatrix why . Bash 'npm test && git push'``.
@@ -12,7 +15,7 @@ import json
 import shlex
 from typing import TextIO
 
-from ..core.decision import Effect
+from ..core.decision import Effect, NearMiss
 from ..render.decisions import decision_dict
 from ..systems.registry import modes
 from ._common import UsageError, warn
@@ -72,7 +75,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(str(exc)) from None
     warn(decision.warnings, err)
     if args.format == "json":
-        print(json.dumps(decision_dict(decision), indent=2), file=out)
+        data = decision_dict(decision)
+        # why a rule the user believes allows the call did not (issue 24 item 5)
+        data["near_misses"] = [near_miss_dict(m) for m in decision.near_misses]
+        print(json.dumps(data, indent=2), file=out)
     else:
         print(decision.report(), file=out)
     return EXIT[decision.effect]
+
+
+def near_miss_dict(miss: NearMiss) -> dict[str, object]:
+    """One near miss as plain data: the rule (text, kind, layer, file, line), why it does not
+    allow the call, the kind of miss and the part of a compound command."""
+    rule = miss.rule
+    return {"rule": {"text": rule.text, "kind": rule.kind, "layer": rule.layer,
+                     "file": rule.file, "line": rule.line},
+            "why": miss.why, "kind": miss.kind, "part": miss.part}

@@ -1,6 +1,7 @@
 """``%tk why TOOL ARGS... [--agent A] [--mode M] [--cwd DIR] [--hook H]``: what Claude Code
 would do with one call of the loaded project, and why (the deciding rule, layer, file:line,
-one part per subcommand, the trace).
+one part per subcommand, the trace) and, when it asks or is denied, the allow rules that came
+closest and why each does not match (near misses).
 
 ``ARGS`` is a JSON object, or the tool's main field (Bash's command, Read's path, WebFetch's
 url) as the rest of the line; quote a command to keep its own quoting:

@@ -219,15 +219,46 @@ def _expected(fsm: Any, state: Any, limit: int = 24) -> str:
     return "".join(out)
 
 
+def _completion(fsm: Any, state: Any, limit: int = 40) -> str:
+    """A shortest readable string leading from ``state`` to a final state ('' if none)."""
+    from collections import deque
+
+    anything = _anything()
+    spelled = {key: min((c for c in chars if c is not anything), key=_readable, default=None)
+               for key, chars in fsm.alphabet.by_transition.items()}
+    seen = {state: ""}
+    queue = deque([state])
+    while queue:
+        at = queue.popleft()
+        if at in fsm.finals:
+            return seen[at]
+        if len(seen[at]) >= limit:
+            continue
+        for key, target in sorted(fsm.map.get(at, {}).items(),
+                                  key=lambda kv: _readable(spelled.get(kv[0]) or "~")):
+            char = spelled.get(key)
+            if char is not None and target not in seen:
+                seen[target] = seen[at] + char
+                queue.append(target)
+    return ""
+
+
+def _readable(c: str) -> int:
+    order = " abcdefghijklmnopqrstuvwxyz0123456789-_./"
+    return order.find(c) if c in order else 100 + ord(c)
+
+
 def _mismatch(rule: PermissionRule, text: str, walked: int, state: Any, fsm: Any) -> str:
     """Why ``rule`` does not match ``text``, from where the automaton walk stopped."""
     spec = str(rule.spec)
     prefix_rule = (spec.endswith(" *") or spec.endswith(":*")) and "*" not in spec[:-2]
     literal = _literal(rule)
     if walked == len(text):  # read it all, and the pattern wants more
-        more = _expected(fsm, state)
-        need = f"`{more}`" if more else "more"
-        return f"`{text}` stops short: the rule needs {need} after it"
+        more = _completion(fsm, state)
+        if more:
+            return (f"`{text}` stops short: the rule needs `{more}` to follow (it would match "
+                    f"`{text}{more}`)")
+        return f"`{text}` stops short: the rule needs more after it"
     rest = text[walked:].split(" ", 1)[0]
     matched = text[:walked]
     if prefix_rule and text.startswith(literal) and walked == len(literal):
