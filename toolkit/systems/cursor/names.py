@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .tokens import mcp_matches
+from .tools import mcp_parts
 
 if TYPE_CHECKING:
     from ...core.models import Rule
@@ -58,4 +59,6 @@ def cursor_names(pool: ToolPool) -> CursorNames:
         tool = pool[name]
         if tool.server is not None:
             mcp[name] = (tool.server, tool.remote_name or name.rsplit("/", 1)[-1])
+        elif (parts := mcp_parts(name)) is not None:  # declared under its qualified name
+            mcp[name] = parts
     return CursorNames(frozenset(pool), mcp)
