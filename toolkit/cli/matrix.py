@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..core.models import parse_group_sets
 from ..core.presets import all_presets
-from ._common import load, warn
+from ._common import UsageError, load, warn
 from ._registry import verb
 
 if TYPE_CHECKING:
@@ -24,6 +24,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state", action="append", help="a state; repeat for several")
     parser.add_argument("--preset", action="append", choices=list(all_presets()),
                         help="a preset; repeat to compare several")
+    parser.add_argument("--runtime", action="append", metavar="R",
+                        help="show the tools under runtime R's permission settings, a column "
+                             "set per runtime: repeat (or comma-separate) for several, '*' for "
+                             "every runtime the folder holds; the main conversation is a column")
     parser.add_argument("--format", choices=["csv", "markdown", "json"], default="markdown")
     parser.add_argument("--reasons", action="store_true",
                         help="show the deciding step of each cell instead of true/false")
@@ -43,15 +47,29 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     groups = None if args.groups is None else [
         s for value in args.groups for s in (parse_group_sets(value) or [()])]
     agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
+    runtimes = runtime_list(args.runtime)
     with warnings.catch_warnings(record=True) as caught:  # the core warns about unknown names
         warnings.simplefilter("always", UserWarning)
-        table = (proj.reasons if args.reasons else proj.matrix)(
-            agents=agents, groups=groups, states=args.state, presets=args.preset)
+        try:
+            table = (proj.reasons if args.reasons else proj.matrix)(
+                agents=agents, groups=groups, states=args.state, presets=args.preset,
+                runtimes=runtimes)
+        except ValueError as exc:  # a runtime without a permission engine
+            raise UsageError(str(exc)) from None
     warn((str(w.message) for w in caught), err)
     if args.risk:
         table = with_risk(proj, table)
     write_table(table, args.format, args.reasons, out)
     return 0
+
+
+def runtime_list(values: list[str] | None) -> list[str] | str | None:
+    """``--runtime`` values: None, ``"*"`` (every runtime), or the names given (repeated or
+    comma-separated)."""
+    if values is None:
+        return None
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return "*" if "*" in names else names
 
 
 def with_risk(proj: object, table: pd.DataFrame) -> pd.DataFrame:

@@ -33,6 +33,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", choices=list(all_presets()))
     parser.add_argument("--mode", choices=modes(),
                         help="Claude Code permission mode for argument-level evaluation")
+    parser.add_argument("--runtime", default=None, metavar="R",
+                        help="the runtime whose permission engine judges the calls (needed "
+                             "when the folder holds the settings of several)")
     parser.add_argument("--names-only", action="store_true",
                         help="evaluate tool names only, never arguments (no check_call)")
     parser.add_argument("--show", choices=SHOW, default="summary",
@@ -52,8 +55,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     proj = load(args.path, args.preset)
     try:
         rp = replay(proj, args.source, preset=args.preset, main=args.main, mode=args.mode,
-                    arguments=False if args.names_only else None)
-    except FileNotFoundError as exc:
+                    arguments=False if args.names_only else None, runtime=args.runtime)
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: which runtime (--runtime)
         raise UsageError(str(exc)) from None
     warn(rp.problem_lines(), err)
     warn(rp.warnings, err)

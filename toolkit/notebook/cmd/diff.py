@@ -1,4 +1,4 @@
-"""``%tk diff OLD [NEW] | --git REV [--groups G] [--states S]``: a policy's changes.
+"""``%tk diff OLD [NEW] | --git REV [--groups G] [--states S] [--runtime R]``: a policy's changes.
 
 The widget with an agent picker and "new access only" is ``toolkit.notebook.DiffView(result)``.
 """
@@ -26,6 +26,9 @@ PARSER.add_argument("--git", default=None, metavar="REV",
                     help="OLD is the loaded project's folder as of git revision REV")
 PARSER.add_argument("--groups", action="append", help="group sets ('a,b; *'); repeatable")
 PARSER.add_argument("--states", "--state", action="append", help="states, comma-separated")
+PARSER.add_argument("--runtime", default=None,
+                    help="compare both versions under this runtime's settings (default: each "
+                         "runtime both hold, when both hold several)")
 
 
 @subcommand("diff", "diff OLD [NEW]")
@@ -52,4 +55,8 @@ def run(magics: MagicState, rest: str, cell: str | None) -> PolicyDiff:
             raise UsageError(f"%tk diff: {exc}") from None
     else:
         old = load(args.old)
-    return diff(old, new, groups=group_sets(args.groups), states=csv_list(args.states))
+    try:
+        return diff(old, new, groups=group_sets(args.groups), states=csv_list(args.states),
+                    runtime=args.runtime)
+    except ValueError as exc:  # a runtime without a permission engine
+        raise UsageError(f"%tk diff: {exc}") from None

@@ -1,8 +1,11 @@
-"""``%tk matrix [--agents A,B] [--groups G,H ...] [--states S,T] [--presets P,Q] [--reasons]``."""
+"""``%tk matrix [--agents A,B] [--groups G,H ...] [--states S,T] [--presets P,Q] [--runtime R,S|*]
+[--reasons]``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from IPython.core.error import UsageError
 
 from ._parser import MagicParser, csv_list, group_sets, preset_names
 from ._registry import MagicState, subcommand
@@ -20,6 +23,9 @@ PARSER.add_argument("--groups", action="append",
 PARSER.add_argument("--states", "--state", action="append", help="states, comma-separated")
 PARSER.add_argument("--presets", "--preset", action="append", type=preset_names,
                     help="presets, comma-separated")
+PARSER.add_argument("--runtime", "--runtimes", action="append",
+                    help="runtimes side by side, comma-separated ('*' = every runtime the "
+                         "project holds): a column set per runtime, the main conversation first")
 PARSER.add_argument("--reasons", action="store_true",
                     help="show each cell's deciding step instead of True/False")
 
@@ -34,6 +40,11 @@ def run(magics: MagicState, rest: str, cell: str | None) -> pd.DataFrame:
     project = magics.require_project()
     presets = None if args.presets is None else [p for ps in args.presets for p in ps]
     table = project.reasons if args.reasons else project.matrix
+    runtimes = csv_list(args.runtime)
     with warning_lines():  # the core warns about a group or state no tool knows
-        return table(agents=csv_list(args.agents), groups=group_sets(args.groups),
-                     states=csv_list(args.states), presets=presets)
+        try:
+            return table(agents=csv_list(args.agents), groups=group_sets(args.groups),
+                         states=csv_list(args.states), presets=presets,
+                         runtimes="*" if runtimes and "*" in runtimes else runtimes)
+        except ValueError as exc:  # a runtime without a permission engine
+            raise UsageError(f"%tk matrix: {exc}") from None

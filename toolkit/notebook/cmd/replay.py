@@ -1,4 +1,4 @@
-"""``%tk replay SOURCE [--main AGENT] [--preset P] [--mode M] [--names-only]``.
+"""``%tk replay SOURCE [--main AGENT] [--preset P] [--mode M] [--runtime R] [--names-only]``.
 
 The explorer widget is ``toolkit.notebook.ReplayExplorer(result)``.
 """
@@ -25,6 +25,9 @@ PARSER.add_argument("--main", default=None,
 PARSER.add_argument("--preset", type=preset_name, default=None)
 PARSER.add_argument("--mode", default=None,
                     help="Claude Code permission mode for argument-level evaluation")
+PARSER.add_argument("--runtime", default=None,
+                    help="the runtime whose permission engine judges the calls (needed when "
+                         "the project holds the settings of several)")
 PARSER.add_argument("--names-only", action="store_true",
                     help="evaluate tool names only (never check_call with the arguments)")
 
@@ -38,8 +41,9 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Replay:
     project = magics.require_project()
     try:
         result = replay(project, args.source, preset=args.preset, main=args.main,
-                        mode=args.mode, arguments=False if args.names_only else None)
-    except FileNotFoundError as exc:
+                        mode=args.mode, arguments=False if args.names_only else None,
+                        runtime=args.runtime)
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: which runtime (--runtime)
         raise UsageError(f"%tk replay: {exc}") from None
     warn([*result.problem_lines(), *result.warnings])
     return result
