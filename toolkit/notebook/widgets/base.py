@@ -91,10 +91,20 @@ class View:
 
     def _live_bundle(self) -> dict[str, Any]:
         self.widget.add_class("toolkit-live")
+        self._guard()
         bundle = self.widget._repr_mimebundle_()
         if isinstance(bundle, tuple):
             bundle = bundle[0]
         return {k: v for k, v in dict(bundle).items() if k != "text/plain"}
+
+    def _guard(self) -> None:
+        """Add a :class:`~.guard.LiveGuard` to the view's root box (once): after a kernel
+        restart the browser says "re-run the cell" and disables the view's controls."""
+        from .guard import LiveGuard
+
+        box = self.widget
+        if isinstance(box, w.Box) and not any(isinstance(c, LiveGuard) for c in box.children):
+            box.children = (*box.children, LiveGuard())
 
     def _ipython_display_(self) -> None:
         """Two outputs: the static view (kept where no widget front end runs), then the widget.
