@@ -47,17 +47,22 @@ from .autoapprove import (
 from .settings import (
     AUTO_APPROVE,
     ELIGIBLE,
+    URLS,
     VSCodeSettings,
     has_agent_settings,
     read_settings,
 )
 from .subcommands import extract_sub_commands
+from .urls import matching_approval
 
-__all__ = ["MODES", "NO_CONFIRMATION", "TERMINAL_TOOL", "VSCodeEngine", "empty_engine",
-           "open_engine"]
+__all__ = ["FETCH_TOOL", "MODES", "NO_CONFIRMATION", "TERMINAL_TOOL", "VSCodeEngine",
+           "empty_engine", "open_engine"]
 
 #: ``TerminalToolId.RunInTerminal`` (chatAgentTools/browser/tools/toolIds.ts)
 TERMINAL_TOOL = "run_in_terminal"
+#: the fetch tool, whose calls ``ChatUrlFetchingConfirmationContribution`` checks against
+#: ``chat.tools.urls.autoApprove`` (registered with ``params => params.urls``)
+FETCH_TOOL = "fetch_webpage"
 #: built-in tools that read, search or edit inside the workspace: no confirmation
 NO_CONFIRMATION = frozenset({
     "read_file", "list_dir", "file_search", "grep_search", "semantic_search",
@@ -151,11 +156,56 @@ class VSCodeEngine(ConditionalRules):
                                    "(\"YOLO mode\")")
         if tool == TERMINAL_TOOL:
             return self._terminal(base, args or {})
+        if tool == FETCH_TOOL:
+            return self._fetch(base, args or {})
         if tool in NO_CONFIRMATION:
             return replace(base, effect=Effect.ALLOW, reason=Reason.NO_PROMPT,
                            message=f"{tool} needs no confirmation")
         return replace(base, effect=Effect.ASK, reason=Reason.MODE,
                        message=f"{tool} asks for confirmation (no auto-approval applies)")
+
+    def _url_rule(self, pattern: str, approved: bool) -> Rule:
+        layer, file, line = self.settings.url_source(pattern)
+        return Rule(kind="allow" if approved else "ask", pattern=pattern, file=file, line=line,
+                    layer=layer)
+
+    def _fetch(self, base: Decision, args: Mapping[str, Any]) -> Decision:
+        """Every URL approved for requests runs the fetch unasked (``_checkApproval`` with
+        ``checkRequest``); otherwise VS Code asks. Whether the responses are approved too (the
+        post-confirmation) is in ``details``."""
+        urls = args.get("urls")
+        if isinstance(urls, str):
+            urls = [urls]
+        if not isinstance(urls, list) or not urls or not all(isinstance(u, str) for u in urls):
+            return replace(base, effect=Effect.ASK, reason=Reason.MODE,
+                           message="fetch_webpage without urls: no URL to approve, VS Code asks")
+        approved = self.settings.approved_urls
+        requests = [matching_approval(u, approved, True) for u in urls]
+        responses = [matching_approval(u, approved, False)[0] for u in urls]
+        details = {"urls": urls, "requestApproved": [r[0] for r in requests],
+                   "responseApproved": responses}
+        steps = tuple(Step("url", "pass" if ok else "fail" if pattern else "skip",
+                           f"{url}: " + (f"{URLS} {pattern!r} "
+                                         f"{'approves' if ok else 'does not approve'} "
+                                         "the request" if pattern else "no pattern matches"),
+                           self._url_rule(pattern, ok) if pattern else NO_RULE)
+                      for url, (ok, pattern) in zip(urls, requests, strict=True))
+        missing = [u for u, (ok, _) in zip(urls, requests, strict=True) if not ok]
+        if missing:
+            pattern = next((p for ok, p in requests if not ok and p), None)
+            rule = self._url_rule(pattern, False) if pattern else None
+            verdict = decide_call(CallFacts(ask=rule) if rule else CallFacts(), "default")
+            return replace(base, effect=verdict.effect, reason=verdict.reason,
+                           rule=rule or NO_RULE, trace=steps, details=details,
+                           message=f"{URLS} does not approve requests to "
+                                   + ", ".join(missing) + ": VS Code asks")
+        rule = self._url_rule(str(requests[0][1]), True)
+        verdict = decide_call(CallFacts(allow=rule), "default")
+        note = "" if all(responses) else "; the response still needs review before the " \
+                                         "model reads it"
+        return replace(base, effect=verdict.effect, reason=verdict.reason, rule=rule,
+                       trace=steps, details=details,
+                       message=f"{URLS} approves requests to every URL of the call{note}")
 
     def _verdict(self, result: ApprovalResult) -> CallVerdict:
         """One approver result as a verdict through the one precedence (decide_call)."""
@@ -233,9 +283,21 @@ class VSCodeEngine(ConditionalRules):
 
     def argument_rules(self, definition: AgentDefinition | None,
                        lookup: Callable[[str], str | None]) -> dict[str, tuple[Any, ...]]:
+        """run_in_terminal: the auto-approve rules; fetch_webpage: the URL patterns (unless
+        it always asks, not eligible, or never does, under global auto-approve)."""
+        out: dict[str, tuple[Any, ...]] = {}
         terminal = lookup(TERMINAL_TOOL)
         rules = tuple(self._rules.values())
-        return {terminal: rules} if terminal is not None and rules else {}
+        if terminal is not None and rules:
+            out[terminal] = rules
+        fetch = lookup(FETCH_TOOL)
+        if fetch is not None and FETCH_TOOL not in self.settings.not_eligible() \
+                and not self.settings.global_auto_approve[0]:
+            urls = tuple(self._url_rule(p, v is True or (isinstance(v, Mapping) and v.get(
+                "approveRequest") is True)) for p, v in self.settings.approved_urls.items())
+            if urls:
+                out[fetch] = urls
+        return out
 
     def frame(self, agents: Iterable[AgentDefinition]) -> Any:
         import pandas as pd

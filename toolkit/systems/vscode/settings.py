@@ -24,6 +24,7 @@ from ...errors import DefinitionError, Problem
 from ..base.mcpconfig import strip_jsonc
 from ..base.source import Located, parse_json
 from .autoapprove import AutoApproveRules, RuleSource, parse_rules
+from .urls import DEFAULT_APPROVED_URLS
 
 __all__ = ["AUTO_APPROVE", "DEFAULT_AUTO_APPROVE", "GLOBAL_AUTO_APPROVE", "VSCodeSettings",
            "read_settings", "user_settings_file"]
@@ -143,6 +144,22 @@ class VSCodeSettings:
         ignore, _ = self.scalar(IGNORE_DEFAULTS)
         return parse_rules(self.auto_approve, default=DEFAULT_AUTO_APPROVE, layers=layers,
                            ignore_defaults=ignore is True)
+
+    @property
+    def approved_urls(self) -> dict[str, Any]:
+        """``chat.tools.urls.autoApprove`` merged key by key over VS Code's default (a ``null``
+        entry unsets a key set lower down, as in the terminal's object)."""
+        merged = self.merged(URLS, DEFAULT_APPROVED_URLS)
+        return {k: v for k, v in merged.items() if v is not None}
+
+    def url_source(self, pattern: str) -> tuple[str, str, int | None]:
+        """(layer, file, line) of the most specific layer writing ``pattern`` in the URL
+        setting (VS Code's default when none does)."""
+        for f in self.files:
+            value = f.data.get(URLS)
+            if isinstance(value, Mapping) and pattern in value:
+                return f.target, f.file, f.line(URLS, pattern)
+        return "default", "<VS Code default>", None
 
     @property
     def enable_auto_approve(self) -> bool:
