@@ -109,7 +109,16 @@ except Exception as exc:  # the cell would fail otherwise: that is the point
     print(type(exc).__name__, exc)
 '''),
     py('%tk audit --event call'),
-    py("proj.close()  # every stdio server is terminated"),
+    md("""
+When you are done, close the project: it ends every session and stops every MCP server
+(shutting the kernel down does too).
+
+```python
+proj.close()  # every stdio server is terminated
+```
+
+That cell is shown, not run, so the widgets above stay live after **Run All**.
+"""),
 ]
 
 NOTEBOOKS["03-groups-and-states"] = [
@@ -269,7 +278,16 @@ tree = SpawnTree(emergent.start("orchestrator"))
 tree.spawn(tree.root.id, "delegator")
 tree
 '''),
-    py("emergent.close(); mux.close()"),
+    md("""
+When you are done, close the project: it ends every session and stops every MCP server
+(shutting the kernel down does too).
+
+```python
+emergent.close(); mux.close()
+```
+
+That cell is shown, not run, so the widgets above stay live after **Run All**.
+"""),
 ]
 
 NOTEBOOKS["05-policy-debugging"] = [
@@ -407,7 +425,16 @@ proj.ping("files"), proj.servers[["state", "tools", "health", "latency_ms"]]
 from toolkit.notebook import ServerPanel
 ServerPanel(proj)
 '''),
-    py("proj.close()"),
+    md("""
+When you are done, close the project: it ends every session and stops every MCP server
+(shutting the kernel down does too).
+
+```python
+proj.close()
+```
+
+That cell is shown, not run, so the widgets above stay live after **Run All**.
+"""),
 ]
 
 
@@ -472,7 +499,16 @@ MatrixExplorer(proj, agents=list(proj.agents)[::20], groups="read-only; *",
 '''),
     md("The heatmap on its own, by tool group:"),
     py('fleet.Heatmap(explorer.data, by="group")'),
-    py("proj.close()"),
+    md("""
+When you are done, close the project: it ends every session and stops every MCP server
+(shutting the kernel down does too).
+
+```python
+proj.close()
+```
+
+That cell is shown, not run, so the widgets above stay live after **Run All**.
+"""),
 ]
 
 NOTEBOOKS["08-claude-code-permissions"] = [

@@ -39,7 +39,6 @@ from tests.support.lab import (
     launch,
     menu,
     open_notebook,
-    run_cell,
     wait_idle,
 )
 from tests.support.procs import descendants
@@ -112,14 +111,16 @@ def run_all(page: Any, timeout: float = 180_000) -> None:
     assert not [e for e in errors(page) if "Traceback" in e or "Error" in e], errors(page)
 
 
-def run_all_but_last(page: Any) -> int:
-    """Run every cell above the last (which closes the project); returns the last's index."""
+def run_new_cell(page: Any, code: str) -> None:
+    """Add a cell below the last one, type ``code`` into it and run it (as a person would)."""
     last = page.locator(f"{NOTEBOOK} .jp-Cell").count() - 1
     cell(page, last).locator(".jp-InputPrompt").click()
-    menu(page, "Run", "Run All Above Selected Cell")
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")  # a new cell below, in command mode
+    page.keyboard.press("Enter")  # edit it
+    page.keyboard.type(code)
+    page.keyboard.press("Shift+Enter")
     wait_idle(page)
-    assert not [e for e in errors(page) if "Traceback" in e], errors(page)
-    return last
 
 
 def shoot(locator: Any, name: str) -> None:
@@ -170,7 +171,7 @@ def test_spawn_tree_spawns_and_closes_in_jupyterlab(notebook: Any) -> None:
     from playwright.sync_api import expect
 
     page = notebook
-    last = run_all_but_last(page)
+    run_all(page)  # the closing cell is shown, not run: the tree stays live (issue 23 item 5)
     tree = page.locator(".toolkit-live.toolkit-spawn-tree").last
     expect(tree).to_contain_text(".delegator")  # the notebook's tree.spawn(root, "delegator")
     pickers = tree.locator("select")
@@ -180,7 +181,7 @@ def test_spawn_tree_spawns_and_closes_in_jupyterlab(notebook: Any) -> None:
     expect(tree).to_contain_text(re.compile(r"orchestrator(\.\d+)?\.graph-researcher depth 1"),
                                  timeout=30_000)
     shoot(tree, "04-spawn-tree.png")
-    run_cell(page, last)  # emergent.close(); mux.close()
+    run_new_cell(page, "emergent.close(); mux.close()")
     expect(tree.locator(".toolkit-closed")).to_contain_text("Project closed", timeout=30_000)
     expect(tree.locator(".toolkit-spawn-button")).to_be_disabled()
 
@@ -200,7 +201,7 @@ def test_server_panel_lights_follow_the_servers_in_jupyterlab(notebook: Any, lab
     from playwright.sync_api import expect
 
     page = notebook
-    last = run_all_but_last(page)
+    run_all(page)  # the closing cell is shown, not run: the panel stays live (issue 23 item 5)
     panel = page.locator(".toolkit-live.toolkit-server-panel").first
     expect(panel.locator(".toolkit-server-green")).to_have_count(2)  # demo, time
     expect(panel.locator(".toolkit-server-red")).to_have_count(1)  # broken
@@ -213,7 +214,7 @@ def test_server_panel_lights_follow_the_servers_in_jupyterlab(notebook: Any, lab
     expect(panel.locator(".toolkit-server-red", has_text="time")).to_contain_text("failed")
     shoot(panel, "02-server-panel-stopped.png")
 
-    run_cell(page, last)  # proj.close()
+    run_new_cell(page, "proj.close()")
     expect(panel.locator(".toolkit-closed")).to_contain_text("Project closed", timeout=30_000)
     expect(panel.get_by_role("button", name="connect")).to_be_disabled()
     expect(panel.get_by_role("button", name="ping all")).to_be_disabled()
@@ -221,15 +222,19 @@ def test_server_panel_lights_follow_the_servers_in_jupyterlab(notebook: Any, lab
 
 
 @pytest.mark.parametrize("notebook", ["06-agent-switching.ipynb"], indirect=True)
-def test_server_panel_after_run_all_shows_the_project_closed(notebook: Any) -> None:
+def test_server_panel_stays_live_after_run_all(notebook: Any) -> None:
+    """Issue 23 item 5: Run All no longer closes the project under the class's widgets."""
     from playwright.sync_api import expect
 
     page = notebook
     run_all(page)
     panel = page.locator(".toolkit-live.toolkit-server-panel").last
-    expect(panel.locator(".toolkit-closed")).to_contain_text("Project closed", timeout=30_000)
-    expect(panel.get_by_role("button", name="connect")).to_be_disabled()
-    shoot(panel, "06-server-panel-closed.png")
+    expect(panel.locator(".toolkit-server-green")).to_have_count(1)  # files
+    assert panel.locator(".toolkit-closed").count() == 0
+    expect(panel.get_by_role("button", name="connect", exact=True)).to_be_enabled()
+    panel.get_by_role("button", name="ping all").click()
+    expect(panel.locator(".toolkit-ping-result")).to_contain_text(re.compile(r"files \d"))
+    shoot(panel, "06-server-panel.png")
 
 
 @pytest.mark.parametrize("notebook", ["05-policy-debugging.ipynb"], indirect=True)
