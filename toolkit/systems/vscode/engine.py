@@ -12,8 +12,9 @@ blocks a command). Otherwise every sub-command approved, or the line approved, r
 Global auto-approve (``chat.tools.global.autoApprove``, user settings only, or
 ``mode="global-auto-approve"``) runs every call unasked, except the tools that
 ``chat.tools.eligibleForAutoApproval`` sets to false, which always ask. Without it, the
-read-only and edit tools run unasked, ``fetch_webpage`` and any other tool (MCP tools
-included) ask.
+read-only and edit tools run unasked; ``fetch_webpage`` runs unasked when
+``chat.tools.urls.autoApprove`` approves a request to every URL of the call (:mod:`.urls`); any
+other tool (MCP tools included) asks.
 """
 
 from __future__ import annotations
