@@ -169,6 +169,13 @@ def _collect(policy: Policy, grant: Grant, risks: Mapping[str, frozenset[str]],
             legs = found.legs.setdefault(risk, [])
             if not any(e.split(" (via ")[0] == tool for e in legs):
                 legs.append(entry)
+    # A sub-agent holds at most its parent's tools (the ceiling, SPEC section 4 step 5), so
+    # a subtree can add a leg only through a risky tool of ``grant`` not recorded yet: when
+    # there is none, walking it (every spawn path to max_depth: 45 agents ** 3 grants in a
+    # large collection) changes nothing.
+    recorded = {e.split(" (via ")[0] for legs in found.legs.values() for e in legs}
+    if all(tool in recorded for tool in grant.tools if risks.get(tool)):
+        return
     for child, child_grant in _children(policy, grant, preset):
         if child not in seen:
             _collect(policy, child_grant, risks, found, (*path, child), preset, seen | {child})
