@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
+from tests.support.runtimes import RUNTIMES, three_runtimes
 from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper, fleet
 from toolkit.notebook.widgets.base import first_names
 from toolkit.notebook.widgets.stepper import MAX_BUTTONS
+from toolkit.policy import MAIN
 from toolkit.render.decisions import PALETTE
 
 EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
@@ -223,3 +225,39 @@ def test_matrix_explorer_panel_reproduces_a_cell_of_another_context(examples: Pa
             again = eval(call, {"proj": proj})
             assert (again.effect, again.reason, again.groups, again.state, again.preset) == (
                 clicked.effect, clicked.reason, clicked.groups, clicked.state, clicked.preset)
+
+
+@pytest.mark.parametrize("runtime", ["claude-code", "codex", "gemini-cli"])
+def test_matrix_explorer_with_several_runtimes_agrees_with_explain(tmp_path: Path,
+                                                                   runtime: str) -> None:
+    """A project with Claude Code, Gemini CLI and Codex settings: the explorer offers the
+    runtime; every painted cell is ``explain(..., runtime=)``; the runtime is named above the
+    grid and in the panel, whose ``proj.explain(...)`` call reproduces the cell."""
+    repo, home = three_runtimes(tmp_path)
+    with tk.load(repo, home=home, managed=False) as proj:
+        explorer = MatrixExplorer(proj, groups="default; *")
+        assert explorer.runtime is not None
+        assert list(explorer.runtime.options) == list(RUNTIMES)
+        assert explorer.runtime.value == proj.default_runtime
+        explorer.runtime.value = runtime  # what picking it does
+        assert f"runtime <b>{runtime}</b>" in explorer.context.value
+        assert [c["agent"] for c in explorer.columns][:2] == [MAIN, MAIN]
+        grid = explorer.grid
+        for row, tool in enumerate(grid.tools):
+            for column, context in enumerate(explorer.columns):
+                d = proj.explain(context["agent"], tool, groups=list(context["groups"]),
+                                 state=context["state"], preset=context["preset"],
+                                 runtime=runtime)
+                code = grid.codes[row * grid.n_cols + column]
+                assert grid.effects[code] == d.effect, (tool, context)
+        for tool in ("Bash", "run_shell_command", "shell", "WebFetch", "web_fetch"):
+            for column in range(len(explorer.columns)):
+                clicked = explorer.click(tool, column)
+                lines = _panel_text(explorer).splitlines()
+                assert f"runtime {runtime}" in lines[0]
+                call = lines[1].removeprefix("reproduce it: ")
+                assert call.endswith(f'runtime="{runtime}")')
+                again = eval(call, {"proj": proj})
+                assert (again.effect, again.reason, again.rule, again.runtime) == (
+                    clicked.effect, clicked.reason, clicked.rule, runtime)
+                assert explorer.effect(tool, column) == clicked.effect.value

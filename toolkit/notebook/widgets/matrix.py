@@ -9,7 +9,10 @@ a cell shows its ``explain()`` trace below, headed by the cell's context and the
 1 MB message, never a widget per cell.
 
 The default context is ``proj.explain``'s: the group set ``default``, state
-``undefined``, the project's preset; the context is shown above the grid.
+``undefined``, the project's preset; the context is shown above the grid. A project
+holding several runtimes' settings (``proj.runtimes``) adds a runtime picker: the cells
+are then ``proj.explain(agent, tool, runtime=...)``, the main conversation ``(main)``
+first among the agents, and the runtime is named above the grid and in each explanation.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ...core.models import DEFAULT_GROUPS, DEFAULT_STATE, groups_label, parse_group_sets
-from ...core.presets import all_presets
+from ...core.presets import all_presets, get_preset
+from ...policy import MAIN
 from ...render.decisions import legend_html
 from ..fleet import (
     CODE_EFFECTS,
     CODE_LABELS,
     SUMMARY_ROWS,
+    Context,
     MatrixData,
     context_html,
     context_line,
@@ -87,10 +92,19 @@ class MatrixExplorer(View):
 
     def __init__(self, project: Policy, agents: Sequence[str] | None = None,
                  groups: str = DEFAULT_GROUPS_TEXT, states: Sequence[str] | None = None,
-                 presets: Sequence[str] | None = None) -> None:
+                 presets: Sequence[str] | None = None, runtime: str | None = None) -> None:
         self.project = project
-        chosen = list(project.agents) if agents is None else list(agents)
-        self.agents = _picker(list(project.agents), chosen, "agents")
+        several = len(project.runtimes) > 1 or runtime is not None
+        #: the runtime picker (None: the project holds one runtime's settings, or none)
+        self.runtime: w.Dropdown | None = None
+        if several:
+            options = list(dict.fromkeys([*project.runtimes, *([runtime] if runtime else [])]))
+            project.runtime_names(options)  # ValueError: a runtime without an engine
+            self.runtime = w.Dropdown(options=options, description="runtime",
+                                      value=runtime or project.default_runtime or options[0])
+        names = [MAIN, *project.agents] if several else list(project.agents)
+        chosen = names if agents is None else [MAIN if a is None else a for a in agents]
+        self.agents = _picker(names, chosen, "agents")
         self.groups = w.Text(value=groups, description="group sets",
                              placeholder="read-only,knowledge; *   (';' separates sets)",
                              continuous_update=False)
@@ -107,9 +121,11 @@ class MatrixExplorer(View):
         self._displaying = False
         self.decision: Decision | None = None
         self.grid.observe(self.reporting(self._cell_clicked), names="selected")
-        for picker in (self.agents, self.groups, self.states, self.presets):
-            picker.observe(self.reporting(self._changed), names="value")
-        pickers = w.HBox([self.agents, self.states, self.presets])
+        for picker in (self.agents, self.groups, self.states, self.presets, self.runtime):
+            if picker is not None:
+                picker.observe(self.reporting(self._changed), names="value")
+        pickers = w.HBox([self.agents, self.states, self.presets,
+                          *([self.runtime] if self.runtime is not None else [])])
         self.widget = w.VBox([pickers, self.groups, self.messages, self.context, self.summary,
                               w.HTML(legend_html()), self.grid,
                               w.Label("Click a cell to see why."), self.explanation])
@@ -161,15 +177,20 @@ class MatrixExplorer(View):
         default = group_sets in ([], [DEFAULT_GROUPS])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            data = matrix_data(self.project, list(self.agents.value),
-                               None if default else group_sets,
-                               list(self.states.value), list(self.presets.value))
+            if self.runtime is None:
+                data = matrix_data(self.project, list(self.agents.value),
+                                   None if default else group_sets,
+                                   list(self.states.value), list(self.presets.value))
+            else:
+                data = runtime_data(self.project, self.runtime.value, list(self.agents.value),
+                                    None if default else group_sets,
+                                    list(self.states.value), list(self.presets.value))
         self.messages.outputs = tuple(
             {"output_type": "stream", "name": "stderr", "text": f"warning: {m}\n"}
             for m in dict.fromkeys(str(c.message) for c in caught))
         self.data = data
         empty = empty_message(data)
-        self.context.value = context_html(data)
+        self.context.value = self._runtime_html() + context_html(data)
         self._static = ""
         if empty is not None:
             self.summary.value = f"<p class='toolkit-empty'>{esc(empty)}</p>"
@@ -223,28 +244,42 @@ class MatrixExplorer(View):
         assert self.data is not None
         return str(CODE_LABELS[self.data.codes[self.data.tools.index(tool), column]])
 
+    def _runtime_html(self) -> str:
+        if self.runtime is None:
+            return ""
+        return (f"<p class='toolkit-runtime'>runtime <b>{esc(self.runtime.value)}</b> "
+                "<small>(its settings decide every cell; another runtime's built-in tools "
+                "are not its tools)</small></p>")
+
     def explain_call(self, tool: str, column: int) -> str:
         """The ``proj.explain(...)`` call that gives a cell's decision: the context
-        arguments that differ from explain's defaults, and only those."""
+        arguments that differ from explain's defaults, and only those (and the runtime,
+        when the explorer has a runtime picker)."""
         c = self.columns[column]
-        args = [json.dumps(c["agent"]), json.dumps(tool)]
+        agent = "None" if self.runtime is not None and c["agent"] == MAIN else json.dumps(
+            c["agent"])
+        args = [agent, json.dumps(tool)]
         if tuple(c["groups"]) != DEFAULT_GROUPS:
             args.append(f"groups={json.dumps(list(c['groups']))}")
         if c["state"] != DEFAULT_STATE:
             args.append(f"state={json.dumps(c['state'])}")
         if c["preset"] != self.project.preset.name:
             args.append(f"preset={json.dumps(c['preset'])}")
+        if self.runtime is not None:
+            args.append(f"runtime={json.dumps(self.runtime.value)}")
         return f"proj.explain({', '.join(args)})"
 
     def click(self, tool: str, column: int) -> Decision:
         """Explain one cell (what a click on it does) and show the decision below the grid,
         headed by the cell's context and the ``proj.explain(...)`` call that reproduces it."""
         c = self.columns[column]
+        runtime = self.runtime.value if self.runtime is not None else None
         self.decision = self.project.explain(c["agent"], tool, groups=list(c["groups"]),
-                                             state=c["state"], preset=c["preset"])
+                                             state=c["state"], preset=c["preset"],
+                                             runtime=runtime)
         call = self.explain_call(tool, column)
         context = (f"groups {groups_label(tuple(c['groups']))} · state {c['state']} · "
-                   f"preset {c['preset']}")
+                   f"preset {c['preset']}") + (f" · runtime {runtime}" if runtime else "")
         head = HTMLView(
             f"<div class='toolkit-explain-context'><b>{esc(c['agent'])}</b> → "
             f"<code>{esc(tool)}</code> in <b>{esc(context)}</b><br>"
@@ -254,10 +289,11 @@ class MatrixExplorer(View):
         return self.decision
 
     def static_html(self) -> str:
+        runtime = f"; runtime {self.runtime.value}" if self.runtime is not None else ""
         head = (f"<p><b>Tool matrix</b> <small>agents {esc(_first(self.agents.value))}; "
                 f"group sets {esc(self.groups.value or DEFAULT_GROUPS_TEXT)}; states "
                 f"{esc(', '.join(self.states.value))}; presets "
-                f"{esc(', '.join(self.presets.value))}</small></p>")
+                f"{esc(', '.join(self.presets.value))}{esc(runtime)}</small></p>")
         if not self._displaying:
             self.summarise()
         return head + (self._static or self.context.value)
@@ -275,6 +311,38 @@ class MatrixExplorer(View):
                 f"(context: {context_line(self.data)})\n"
                 f"Per agent, tools by effect:\n{counts}"
                 + (f"\n… and {more} more (explorer.effect_counts)" if more > 0 else ""))
+
+
+def runtime_data(project: Policy, runtime: str, agents: Sequence[str],
+                 groups: Sequence[tuple[str, ...]] | None = None, states: Sequence[str] = (),
+                 presets: Sequence[str] = ()) -> MatrixData:
+    """:func:`~toolkit.notebook.fleet.matrix_data` under ``runtime``'s settings: the codes of
+    ``proj.reasons(..., runtimes=[runtime])`` (``(main)`` is the main conversation)."""
+    import numpy as np
+    import pandas as pd
+
+    group_sets = [tuple(g) for g in groups or ()] or [DEFAULT_GROUPS]
+    state_list = list(states) or [DEFAULT_STATE]
+    preset_list = [get_preset(p).name for p in presets] or [project.preset.name]
+    table = project.reasons(agents=list(agents), groups=group_sets if groups else None,
+                            states=state_list if states else None, presets=preset_list,
+                            runtimes=[runtime])
+    flat = pd.Categorical(table.to_numpy().ravel(), categories=list(CODE_LABELS)).codes
+    if (flat < 0).any():  # a label this view does not know: a new verdict in the core
+        raise ValueError("the matrix has a cell label the explorer does not know")
+    codes = np.ascontiguousarray(flat.reshape(table.shape), dtype=np.int8)
+    # reasons' columns: runtime, agent, group set × state, preset (runtime-major)
+    columns = [Context(a, g, s, p) for a in agents for g in group_sets for s in state_list
+               for p in preset_list]
+    levels = ["agent"] + [level for level, n in (("groups", len(group_sets)),
+                                                 ("state", len(state_list)),
+                                                 ("preset", len(preset_list))) if n > 1]
+    pool = project.tools
+    tools = list(table.index)
+    servers = [str(pool[t].server) if pool[t].server else str(pool[t].source).removeprefix(
+        "mcp:") for t in tools]
+    return MatrixData(codes, tools, columns, levels, servers,
+                      [tuple(pool[t].groups) for t in tools], project.preset.name)
 
 
 def _first(names: Sequence[str], n: int = 8) -> str:
