@@ -290,8 +290,9 @@ class _Evaluator:
         logged = {s for s in pd.unique(states) if isinstance(s, str) and s}
         group_sets = [self.groups_of[g] or DEFAULT_GROUPS for g in dict.fromkeys(
             groups.uniques.tolist())]
+        asked = {g for key in groups.uniques.tolist() for g in (self.groups_of[key] or ())}
         return NameLevel(self.proj, self.preset, sorted(roots), group_sets,
-                         [*self.proj.states, *sorted(logged)])
+                         [*self.proj.states, *sorted(logged)], asked_groups=asked)
 
     def _groups_key(self, groups: Any) -> str:
         if groups is None or (isinstance(groups, float) and groups != groups):

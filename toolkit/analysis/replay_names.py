@@ -12,7 +12,7 @@ state rule is the tool's own.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Effect, Reason, Verdict, decide, effect_of_label
@@ -94,8 +94,13 @@ class NameLevel:
     """The project's answers about tool names, for the agents and contexts of one log."""
 
     def __init__(self, proj: Policy, preset: str | None, agents: Sequence[str],
-                 group_sets: Sequence[tuple[str, ...]], states: Sequence[str]) -> None:
+                 group_sets: Sequence[tuple[str, ...]], states: Sequence[str],
+                 asked_groups: Iterable[str] | None = None) -> None:
+        """``asked_groups``: the group names the log itself requests (None: every name of
+        ``group_sets``); only those are warned about when no tool has them — the default
+        request stands in for calls that log none, and nobody asked for it by name."""
         self.proj = proj
+        self.asked_groups = None if asked_groups is None else frozenset(asked_groups)
         self.preset = preset
         self.agents = [a for a in dict.fromkeys(agents) if _known(proj, a)]
         self.group_sets = list(dict.fromkeys(group_sets)) or [DEFAULT_GROUPS]
@@ -157,6 +162,13 @@ class NameLevel:
                                      preset=self.preset).verdict(canonical)
         return _verdict(str(self._labels[row, column]))
 
+    def _asked(self, warning: str) -> bool:
+        """False for an unknown-group warning about a group the log never requested."""
+        if self.asked_groups is None:
+            return True
+        return not any(warning.startswith(f"requested group {g!r} ")
+                       for gs in self.group_sets for g in gs if g not in self.asked_groups)
+
     def _tabulate(self) -> None:
         """The matrix of every agent × group set × state the log uses, as two arrays."""
         import pandas as pd
@@ -168,7 +180,8 @@ class NameLevel:
                                         states=self.states, presets=presets)
             labels = self.proj.reasons(agents=self.agents, groups=self.group_sets,
                                        states=self.states, presets=presets)
-        self.notes.update(dict.fromkeys(str(w.message) for w in caught))
+        self.notes.update(dict.fromkeys(str(w.message) for w in caught
+                                        if self._asked(str(w.message))))
         self._rows = {str(t): i for i, t in enumerate(effects.index)}
         triples = matrix_columns(effects, self.agents, self.group_sets, self.states)
         self._columns = {t: i for i, t in enumerate(triples)}
