@@ -1,0 +1,187 @@
+"""Translate a policy between runtimes (SPEC section 13): ``tk.convert(proj, to=...)``.
+
+Like a transpiler between SQL dialects: the source runtime's rules are read once into a
+neutral form (:mod:`.rules`), one writer per target spells them in that runtime's own files
+(:mod:`.gemini`, :mod:`.codex`, :mod:`.opencode`, :mod:`.claude`), and the result is proved,
+not hoped: the files are loaded back with the target's own engine and every corpus call is
+decided by both (:mod:`.compare`). Three guarantees, each tested:
+
+- nothing silently lost: a rule the target cannot express exactly is in ``losses`` with what
+  was done (``stricter``, ``dropped``, ``split``) and its file:line;
+- proved: ``check`` lists every call deciding differently, with both decisions, and whether a
+  loss explains it (``listed``); ``toolmatrix convert --strict`` fails on one that is not;
+- never more permissive: where a rule cannot be written exactly the output asks or denies.
+
+>>> import toolkit as tk                                      # doctest: +SKIP
+>>> conv = tk.convert(tk.load("repo"), to="gemini-cli")       # doctest: +SKIP
+>>> conv.files, conv.losses, conv.check, conv.same            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import claude, codex, gemini, opencode
+from .compare import CHECK_COLUMNS, Call, corpus, run_check
+from .rules import SOURCES, SourceRule, read_rules
+from .target import Loss, Written
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...policy import Policy
+
+__all__ = ["LOSS_COLUMNS", "TARGETS", "Conversion", "convert"]
+
+#: target runtime -> its writer
+TARGETS: Mapping[str, Callable[[list[SourceRule], Path, str | None], Written]] = {
+    "gemini-cli": gemini.write,
+    "codex": codex.write,
+    "opencode": opencode.write,
+    "claude-code": claude.write,
+}
+LOSS_COLUMNS = ("rule", "kind", "file", "line", "action", "written", "why", "tags")
+
+
+@dataclass
+class Conversion:
+    """A policy written for another runtime, with what was lost and the proof."""
+
+    source: str
+    target: str
+    #: path -> text; a path starting with ``~/`` belongs in the home folder
+    files: dict[str, str]
+    loss_list: list[Loss]
+    check_rows: list[dict[str, Any]]
+    counts: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+    #: what the target's engine said loading the written files (a refused rule is here)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def losses(self) -> pd.DataFrame:
+        """One row per rule (or runtime behaviour) the target cannot express exactly."""
+        import pandas as pd
+
+        return pd.DataFrame([loss.row() for loss in self.loss_list],
+                            columns=list(LOSS_COLUMNS)).astype({"line": "Int64"})
+
+    @property
+    def check(self) -> pd.DataFrame:
+        """One row per corpus call deciding differently: both decisions, and the loss that
+        explains it (``listed``)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.check_rows, columns=list(CHECK_COLUMNS))
+
+    @property
+    def same(self) -> float:
+        """The share of compared calls deciding the same (1.0 when none was compared)."""
+        compared = self.counts["compared"]
+        return self.counts["same"] / compared if compared else 1.0
+
+    @property
+    def unlisted(self) -> int:
+        """Differences no loss explains (``--strict`` fails on any)."""
+        return self.counts["unlisted"]
+
+    @property
+    def allows_more(self) -> int:
+        """Calls the target runs unasked and the source does not (never, by design)."""
+        return self.counts["allows_more"]
+
+    @property
+    def ok(self) -> bool:
+        """Every difference is a listed loss, none allows more, and the target read every
+        written rule (what ``toolmatrix convert --strict`` requires)."""
+        return not self.unlisted and not self.allows_more and not self.problems
+
+    def write(self, out: str | os.PathLike[str]) -> list[Path]:
+        """Write the files under ``out`` (a ``~/`` path under ``out/home``); the paths."""
+        written = []
+        for path, text in self.files.items():
+            target = Path(out) / ("home/" + path[2:] if path.startswith("~/") else path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+        return written
+
+    def summary(self) -> str:
+        """A few lines: the files, the losses, the calls compared and how many decide alike."""
+        c = self.counts
+        lines = [f"{self.source} -> {self.target}: {len(self.files)} file(s), "
+                 f"{sum(1 for x in self.loss_list if x.rule)} rule loss(es), "
+                 f"{sum(1 for x in self.loss_list if not x.rule)} runtime difference(s)",
+                 f"{c['same']}/{c['compared']} corpus calls decide the same "
+                 f"({self.same:.1%}); {c['compared'] - c['same']} differ, "
+                 f"{c['unlisted']} not explained by a listed loss; {c['stricter']} stricter, "
+                 f"{c['weaker']} ask where the source denies, {c['allows_more']} allowed "
+                 "where the source is stricter"]
+        lines += [f"{self.target} reported: {p}" for p in self.problems]
+        return "\n".join(lines + self.notes)
+
+    def __repr__(self) -> str:
+        return f"<Conversion {self.summary()}>"
+
+
+def _source_runtime(proj: Policy, source: str | None) -> str:
+    runtimes = tuple(proj.engines)
+    if source is None:
+        usable = [r for r in runtimes if r in SOURCES]
+        if not usable:
+            raise ValueError(f"no policy to convert: the project holds "
+                             f"{', '.join(runtimes) or 'no runtime settings'}; toolmatrix "
+                             f"converts from {', '.join(SOURCES)}")
+        return usable[0]
+    if source not in SOURCES or source not in runtimes:
+        raise ValueError(f"cannot convert from {source!r}: the project holds "
+                         f"{', '.join(runtimes) or 'no runtime settings'}; toolmatrix "
+                         f"converts from {', '.join(SOURCES)}")
+    return source
+
+
+def convert(proj: Policy, to: str, source: str | None = None,
+            calls: Iterable[tuple[str, Mapping[str, Any]]] | None = None) -> Conversion:
+    """Write ``proj``'s policy (runtime ``source``, default the one it holds) for runtime
+    ``to``, and prove it: ``calls`` (``(tool, args)`` in the source's tool names, e.g. a
+    replay's calls) are the corpus, else calls generated from the rules themselves.
+
+    ``ValueError`` names an unknown target or a project holding no policy to convert."""
+    if to not in TARGETS:
+        raise ValueError(f"unknown target runtime {to!r}; toolmatrix writes "
+                         f"{', '.join(TARGETS)}")
+    runtime = _source_runtime(proj, source)
+    engine = proj.engines[runtime]
+    frame = engine.frame(proj.definitions.agents.values())
+    agent_rows = frame[frame["agent"].notna()] if "agent" in frame else frame.iloc[0:0]
+    rules = read_rules(frame[frame["agent"].isna()] if "agent" in frame else frame)
+    mode = _default_mode(engine)
+    written = TARGETS[to](rules, Path(proj.root), mode)
+    losses = list(written.losses)
+    for row in agent_rows.to_dict("records"):
+        losses.append(Loss("dropped", f"a rule of subagent {row['agent']}'s front matter: "
+                                      "the conversion writes the settings' rules only",
+                           SourceRule(str(row["text"]), _effect(row["kind"]), str(row["tool"]),
+                                      "tool", None, row.get("file"),
+                                      int(row["line"]) if row.get("line") == row.get("line")
+                                      and row.get("line") is not None else None)))
+    corpus_calls = ([Call(tool, dict(args), "given") for tool, args in calls]
+                    if calls is not None else corpus(rules))
+    rows, counts, problems = run_check(proj, runtime, written, corpus_calls, losses)
+    return Conversion(runtime, to, written.files, losses, rows, counts, written.notes, problems)
+
+
+def _effect(kind: Any) -> Any:
+    from .rules import KIND_EFFECT
+
+    return KIND_EFFECT.get(str(kind), KIND_EFFECT["ask"])
+
+
+def _default_mode(engine: Any) -> str | None:
+    settings = getattr(engine, "settings", None)
+    mode = getattr(settings, "default_mode", None)
+    return mode if isinstance(mode, str) else None
