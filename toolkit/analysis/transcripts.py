@@ -4,7 +4,10 @@ Three kinds of log are read, each recognised by its content, not its name:
 
 - **agent systems' transcripts**, each read by its system's reader (the registry's
   ``transcript_readers``): Claude Code's ``~/.claude/projects/<project>/<session>.jsonl``
-  with its subagents' files (``toolkit.systems.claude_code.transcript``).
+  with its subagents' files (``toolkit.systems.claude_code.transcript``), and the other
+  runtimes' session logs (Gemini CLI, Codex, OpenCode). A reader that is also a
+  :class:`~toolkit.systems.base.calllog.SessionFileReader` reads whole the session files
+  it owns that are not JSON Lines (a JSON document, an SQLite database).
 - **toolkit's own audit log** (``proj.audit_log.write_to(path)``): ``call`` events,
   denied approvals, and the ``resolve`` / ``spawn`` / ``transition`` events that say
   which session was whose child, in which state.
@@ -25,7 +28,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.models import parse_groups
 from ..systems import registry
-from ..systems.base.calllog import COLUMNS, CallLog, SessionInfo, TranscriptReader
+from ..systems.base.calllog import (
+    COLUMNS,
+    CallLog,
+    SessionFileReader,
+    SessionInfo,
+    TranscriptReader,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,15 +91,21 @@ def read_calls(source: Any, *, base: str | os.PathLike[str] | None = None) -> Ca
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
-    files = sorted(_log_files(path), key=_session_first) if path.is_dir() else [
+    systems = {name: reader(log) for name, reader in registry.transcript_readers().items()}
+    owners = {name: r for name, r in systems.items() if isinstance(r, SessionFileReader)}
+    files = sorted(_log_files(path, owners), key=_session_first) if path.is_dir() else [
         path, *_companions(path)]
     shown = Path(base) if base is not None else (path if path.is_dir() else path.parent)
-    systems = {name: reader(log) for name, reader in registry.transcript_readers().items()}
     for file in files:
         display = _display(file, shown)
         log.files.append(display)
         if file.suffix == ".csv":
             _read_csv(file, display, log)
+            continue
+        owner = None if file.suffix == ".jsonl" else _owner(file, owners)
+        if owner is not None:
+            log.kinds.add(owner)
+            owners[owner].read_file(file, display)
             continue
         _read_jsonl(file, display, log, systems)
     for reader in systems.values():
@@ -102,15 +117,25 @@ def _is_frame(source: Any) -> bool:
     return hasattr(source, "columns") and hasattr(source, "itertuples")
 
 
-def _log_files(folder: Path) -> Iterator[Path]:
-    """Every ``.jsonl`` (and ``.csv``) file below ``folder``; hidden folders other than the
-    systems' own (``.claude``) are skipped."""
+def _log_files(folder: Path, owners: Mapping[str, SessionFileReader] | None = None
+               ) -> Iterator[Path]:
+    """Every ``.jsonl`` (and ``.csv``) file below ``folder``, and every session file a system
+    owns (``owners``); hidden folders other than the systems' own (``.claude``) are skipped."""
     hidden = registry.hidden_folders()
+    suffixes = tuple(dict.fromkeys(s for r in (owners or {}).values() for s in r.suffixes))
     for root, dirs, names in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".") or d in hidden]
         for name in names:
-            if name.endswith((".jsonl", ".csv")):
-                yield Path(root) / name
+            file = Path(root) / name
+            if name.endswith((".jsonl", ".csv")) or (
+                    suffixes and name.endswith(suffixes) and _owner(file, owners)):
+                yield file
+
+
+def _owner(file: Path, owners: Mapping[str, SessionFileReader] | None) -> str | None:
+    """The system whose reader owns ``file`` (a session file that is not JSON Lines)."""
+    return next((name for name, reader in (owners or {}).items()
+                 if file.name.endswith(reader.suffixes) and reader.owns(file)), None)
 
 
 def _companions(file: Path) -> list[Path]:

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ...errors import Problem
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "CallLog", "SessionInfo", "TranscriptReader"]
+__all__ = ["COLUMNS", "CallLog", "SessionFileReader", "SessionInfo", "TranscriptReader"]
 
 #: The columns of a call log, one row per logged call.
 COLUMNS = ("time", "session", "agent", "tool", "args", "observed", "groups", "state", "cwd",
@@ -88,3 +88,23 @@ class TranscriptReader(Protocol):
 
     def finish(self) -> None:
         """Add the calls read to the log."""
+
+
+@runtime_checkable
+class SessionFileReader(Protocol):
+    """What a :class:`TranscriptReader` adds when its system also keeps sessions in files that
+    are not JSON Lines (one JSON document per session, an SQLite database): such a file is
+    the system's when :meth:`owns` it (by its content), and is then read whole.
+
+    Only files whose name ends with one of :attr:`suffixes` are offered, so that a folder
+    walk opens no other file.
+    """
+
+    #: the file name endings offered to :meth:`owns` (``(".json",)``, ``(".db",)``)
+    suffixes: tuple[str, ...]
+
+    def owns(self, path: Path) -> bool:
+        """Whether ``path`` is one of this system's session files."""
+
+    def read_file(self, path: Path, display: str) -> None:
+        """Read all of ``path`` (shown as ``display``); calls join the log at ``finish``."""
