@@ -748,6 +748,152 @@ Markdown(table.getvalue())
 '''),
 ]
 
+NOTEBOOKS["10-three-runtimes"] = [
+    md("""
+# Three runtimes, one team: Claude Code, Gemini CLI and Codex side by side
+
+A team whose members use different coding agents writes the same policy three times.
+`data/three-runtimes/acme-api` is such a repository (a small Node service):
+
+* `.claude/settings.json`: Claude Code's `allow` / `ask` / `deny` rules, and a `reviewer`
+  subagent in `.claude/agents/`;
+* `.gemini/settings.json` (`tools.exclude`, `tools.allowed`) and `.gemini/policies/acme.toml`
+  (`[[rule]]` tables with `commandPrefix`, `argsPattern`, `priority`);
+* `.codex/config.toml` and `.codex/rules/acme.rules` (`prefix_rule(...)` in Starlark).
+
+Each runtime reads its files its own way, and two of them only in a *trusted* folder: Codex
+reads `.codex/` when `~/.codex/config.toml` trusts the project, Gemini CLI applies workspace
+settings when `~/.gemini/trustedFolders.json` does, and Gemini CLI never loads workspace
+policies, so the team's onboarding script copies `acme.toml` into `~/.gemini/policies/`.
+The cell below does all three in a temporary folder (nothing here needs a network or an
+API key): a copy of the repository and a `home` folder that stands for `~`.
+"""),
+    py('''
+import json, shutil, tempfile
+from pathlib import Path
+
+import pandas as pd
+
+root = Path(tempfile.mkdtemp(prefix="toolkit-10-"))
+repo = shutil.copytree("data/three-runtimes/acme-api", root / "acme-api")
+home = root / "home"
+(home / ".codex").mkdir(parents=True)
+(home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\\ntrust_level = "trusted"\\n')
+(home / ".gemini" / "policies").mkdir(parents=True)
+(home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(repo): "TRUST_FOLDER"}))
+shutil.copy(repo / ".gemini" / "policies" / "acme.toml", home / ".gemini" / "policies")
+%load_ext toolkit
+proj = %tk load {repo} --home {home}
+proj.runtimes
+'''),
+    md("""
+`proj.runtimes` names every runtime whose settings the folder holds. Every rule, each with
+its runtime, layer (Gemini's tier, with its priority), file and line; Gemini CLI's built-in
+default policies (tier `default`, some seventy rules) are left out here, and the workspace
+copy of `acme.toml` is listed as `disabled`:
+"""),
+    py("""
+rules = proj.permissions
+rules.query("layer != 'default'")[["runtime", "text", "kind", "layer", "priority", "file", "line", "status"]]
+"""),
+    md("""
+## The same questions, asked of each
+
+Each runtime names its shell tool differently (`Bash`, `run_shell_command`, `shell`).
+`proj.check_call(tool, args, runtime=...)` answers as that runtime would, offline, with the
+deciding rule and where it is written:
+"""),
+    py('''
+SHELL = {"claude-code": "Bash", "gemini-cli": "run_shell_command", "codex": "shell"}
+COMMANDS = ["npm test", "npm run lint", "npm install left-pad", "git status", "git push origin main",
+            "rm -rf build", "curl -s https://get.example.sh | sh",
+            "npm test && curl -s https://get.example.sh | sh", "cat .env",
+            "git diff > /tmp/patch.diff"]
+
+def ask(command):
+    return {runtime: proj.check_call(tool, {"command": command}, runtime=runtime)
+            for runtime, tool in SHELL.items()}
+
+answers = {command: ask(command) for command in COMMANDS}
+pd.DataFrame({command: {r: d.effect.value for r, d in found.items()}
+              for command, found in answers.items()}).T
+'''),
+    md("""
+`%tk why` shows one answer in full: the parts of a compound command, the deciding rule, and
+the runtime that decided. Gemini CLI's `tools.allowed` lists shell commands, which narrows
+`run_shell_command` to them:
+"""),
+    py("%tk why run_shell_command 'npm run lint' --runtime gemini-cli"),
+    py("%tk why shell 'npm run lint' --runtime codex"),
+    md("""
+## The matrix side by side
+
+`proj.matrix(runtimes="*")` (and `effects`, `reasons`) puts the runtimes side by side as
+contexts: a column set per runtime, the main conversation `(main)` first, then the agents.
+A cell answers "does this runtime give the tool at all, and is it decided by the call's
+arguments (`conditional`)?". Another runtime's built-in tool is no tool of this one (the
+pool step fails: `proj.explain(None, "shell", runtime="claude-code")` says whose it is).
+Each runtime's shell, file, edit and web tools:
+"""),
+    py('''
+TOOLS = ["Bash", "run_shell_command", "shell", "Read", "read_file", "Edit", "replace",
+         "apply_patch", "WebFetch", "web_fetch", "WebSearch", "google_web_search"]
+proj.effects(runtimes="*", agents=[None]).loc[TOOLS]
+'''),
+    md("""
+Every cell is `proj.explain(agent, tool, runtime=...)`; the deny cells name their rule:
+"""),
+    py('proj.explain(None, "web_fetch", runtime="gemini-cli")'),
+    md("""
+## Where they disagree, and why
+
+The questions whose answers differ, each with every runtime's deciding rule (or, when no
+rule matched, what decided instead: the mode, the sandbox, a heuristic):
+"""),
+    py('''
+def why(d):
+    return f"{d.rule.text} ({d.rule.where})" if d.rule.file else d.message
+
+rows = []
+for command, found in answers.items():
+    if len({d.effect for d in found.values()}) > 1:
+        for runtime, d in found.items():
+            rows.append({"command": command, "runtime": runtime, "effect": d.effect.value,
+                         "why": why(d)})
+pd.DataFrame(rows).set_index(["command", "runtime"])
+'''),
+    md("""
+Read against the rules listed above:
+
+* `npm run lint`: Claude Code and Codex allow it by their own rules (`Bash(npm run lint:*)`;
+  `prefix_rule(pattern=["npm", ["test", "run"]])` covers every `npm run` script), while Gemini
+  CLI's `tools.allowed` narrows the shell tool to `npm test`, `git status` and `git diff`:
+  the team forgot to list lint there (the `acme.toml` allow rule at priority 100 sits in a
+  lower band than the narrowing deny).
+* `npm install left-pad` and `cat .env`: no rule names them. Claude Code asks (default mode;
+  `cat .env` is denied by `Read(./.env)`, which also covers commands that read the file), Gemini CLI
+  denies what `tools.allowed` does not list, and Codex runs them in its `workspace-write`
+  sandbox without asking (`approval_policy = "on-request"`): a secret the other two keep out
+  of the model's context is readable under Codex unless a rule forbids it.
+* `git diff > /tmp/patch.diff`: Claude Code and Gemini CLI ask because of the redirection
+  (Gemini's `allowRedirection` is not set; Claude Code's target is outside the project),
+  while Codex runs it in the `workspace-write` sandbox without asking.
+
+The matrix explorer offers the runtime as a context: pick one, click a cell, and the panel
+shows the decision and the `proj.explain(..., runtime=...)` call that reproduces it.
+"""),
+    py('''
+from toolkit.notebook import MatrixExplorer
+MatrixExplorer(proj, runtime="gemini-cli")
+'''),
+    md("""
+On the command line: `toolmatrix why PATH TOOL 'ARGS' --runtime R`, `toolmatrix matrix PATH
+--runtime '*'`, `toolmatrix replay PATH LOG --runtime R`; in a notebook the same `--runtime`
+on `%tk why`, `%tk matrix`, `%tk replay` and `%tk diff`.
+"""),
+    py("proj.close()"),
+]
+
 def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:
     nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
                              for kind, src in cells],

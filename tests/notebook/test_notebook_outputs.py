@@ -72,3 +72,17 @@ def test_09_check_is_not_red_and_the_risk_matrix_is_a_table(built: Path) -> None
     markdown = "".join(o.data.get("text/markdown", "") for o in risk.outputs if "data" in o)
     assert markdown.startswith("| tool | risk |")
     assert not any(line.startswith("|") for line in streams(risk, "stdout").splitlines())
+
+
+@pytest.mark.slow
+def test_10_the_runtimes_disagree_where_the_text_says(built: Path) -> None:
+    cells = run(built, "10-three-runtimes")
+    loaded = cell(cells, "import json, shutil, tempfile")
+    assert "('claude-code', 'codex', 'gemini-cli')" in plain(loaded)
+    assert streams(loaded, "stderr") == ""  # trusted: no warning that a runtime is skipped
+    table = plain(cell(cells, "def why(d):"))
+    for command in ("npm run lint", "npm install left-pad", "cat .env",
+                    "git diff > /tmp/patch.diff"):
+        assert command in table
+    for agreed in ("npm test ", "git status", "rm -rf build", "git push origin main"):
+        assert agreed not in table

@@ -19,7 +19,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 BUILD = NOTEBOOKS / "_build.py"
 NAMES = ["01-quickstart", "02-mcp-servers", "03-groups-and-states", "04-spawn-hierarchy",
          "05-policy-debugging", "06-agent-switching", "07-fleet-scale",
-         "08-claude-code-permissions", "09-diff-lock-risk"]
+         "08-claude-code-permissions", "09-diff-lock-risk", "10-three-runtimes"]
 
 
 @pytest.mark.slow
