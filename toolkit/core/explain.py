@@ -89,7 +89,8 @@ def _allow(grant: Grant, tool: str) -> Step:
             return Step("allow", "fail", f"{tool} is not in the agent's use list (implicit deny)")
         if grant.agent.allow is None or not grant.agent.allow:
             return Step("allow", "fail", grant.allow_note + " (implicit deny)")
-        return Step("allow", "fail", "no allow rule matches (implicit deny)")
+        return Step("allow", "fail", "not in the allow list: no allow rule matches it "
+                                     "(implicit deny)")
     if rule is NO_RULE:
         return Step("allow", "pass", grant.allow_note)
     kind = "\"*\"" if rule.pattern == "*" else "glob" if rule.is_glob else "exact name"

@@ -10,13 +10,13 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any, overload
 
+from ..render.decisions import MISSING
+
 if TYPE_CHECKING:
     from ..core.decision import Decision
 
 __all__ = ["MISSING", "Decisions", "HTMLView", "TextView", "mimebundle", "output_item"]
 
-#: How every toolkit table shows a missing value (None, NaN, NA alike).
-MISSING = "—"
 #: Tables in views show at most this many rows (pandas elides the middle).
 MAX_ROWS = 60
 

@@ -9,16 +9,19 @@ escaped with :func:`html.escape`, nothing is ever inserted raw.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Callable, Mapping
 from html import escape
 from types import MappingProxyType
 from typing import Protocol
 
-from ..core.decision import Decision, Effect, Verdict, effect_of_label
+from ..core.decision import Decision, Effect, Reason, Verdict, effect_of_label
 from ..core.models import groups_label
 
-__all__ = ["PALETTE", "ResolutionView", "decision_dict", "decision_html", "effect_html",
-           "label_html", "legend_html", "resolution_html"]
+__all__ = ["MISSING", "PALETTE", "STEP_NAMES", "ResolutionView", "deciding_step",
+           "decision_dict", "decision_html", "effect_html", "label_html", "legend_html",
+           "reason_html", "reason_words", "relative_paths", "resolution_html", "step_name"]
 
 
 class ResolutionView(Protocol):
@@ -50,6 +53,107 @@ PALETTE = MappingProxyType({
 })
 
 
+#: How every view spells a missing value (None, NaN, NA alike).
+MISSING = "\u2014"
+
+#: What each step of a trace checks, in words: the one name every view gives a step
+#: (``Step.name`` / ``Decision.reason``). A name not listed here shows as it is.
+STEP_NAMES = MappingProxyType({
+    "pool": "tool pool", "deny": "deny list", "allow": "allow list",
+    "ceiling": "parent's tools", "coordination": "coordination tools", "group": "groups",
+    "state": "workflow state", "approval": "approval", "ask": "ask list",
+    "deny-rule": "deny list", "ask-rule": "ask list", "allow-rule": "allow list",
+    "read-only": "read-only command", "working-dir": "working directories",
+    "no-prompt": "tool that never asks", "mode": "permission mode",
+    "protected-path": "protected path", "dangerous-rm": "critical path removal",
+    "classifier": "auto-mode classifier", "unparseable": "shell parser",
+    "hook": "PreToolUse hook", "agent-tools": "subagent's tools", "split": "compound command",
+    "decision": "decision",
+})
+
+#: What the deciding step means for the tool, in words a person reads right (a tool that no
+#: allow rule reaches reads "not in the allow list", never "allow").
+_DECIDED = MappingProxyType({
+    (Effect.ALLOW, Reason.ALLOW): "in the allow list",
+    (Effect.ASK, Reason.APPROVAL): "in the allow list, needs approval",
+    (Effect.DENY, Reason.DENY): "in the deny list",
+    (Effect.IMPLICIT_DENY, Reason.POOL): "not in the tool pool",
+    (Effect.IMPLICIT_DENY, Reason.ALLOW): "not in the allow list",
+    (Effect.IMPLICIT_DENY, Reason.CEILING): "not among the parent's tools",
+    (Effect.IMPLICIT_DENY, Reason.COORDINATION): "coordination tool removed",
+    (Effect.IMPLICIT_DENY, Reason.GROUP): "not in the requested groups",
+    (Effect.IMPLICIT_DENY, Reason.STATE): "not available in this state",
+    (Effect.CONDITIONAL, Reason.ALLOW): "in the allow list for some arguments",
+    (Effect.CONDITIONAL, Reason.APPROVAL): "in the allow list for some arguments",
+})
+#: A call's deciding step (SPEC section 11) in words, whatever the effect.
+_CALL_DECIDED = MappingProxyType({
+    Reason.DENY_RULE: "a deny rule matches", Reason.ASK_RULE: "an ask rule matches",
+    Reason.ALLOW_RULE: "an allow rule matches", Reason.READ_ONLY: "a read-only command",
+    Reason.WORKING_DIR: "a read inside the working directories",
+    Reason.NO_PROMPT: "a tool that never asks", Reason.MODE: "the permission mode decides",
+    Reason.PROTECTED_PATH: "writes a protected path",
+    Reason.DANGEROUS_RM: "removes a critical path",
+    Reason.CLASSIFIER: "auto mode's classifier decides",
+    Reason.UNPARSEABLE: "the command cannot be parsed",
+    Reason.HOOK: "the PreToolUse hook's answer", Reason.AGENT_TOOLS: "the subagent's tools",
+})
+
+
+def step_name(name: str) -> str:
+    """A trace step's name in words (:data:`STEP_NAMES`): ``"allow"`` -> ``"allow list"``."""
+    return STEP_NAMES.get(name, name)
+
+
+def reason_words(effect: Effect | str, reason: Reason | str) -> str:
+    """Why a tool or call has its effect, in words: the deciding step as a person reads it.
+
+    The table label ``proj.reasons()`` gives for the same verdict (``Verdict.label``)
+    is the short form of the same thing (``implicit`` for ``not in the allow list``).
+
+    >>> reason_words(Effect.IMPLICIT_DENY, Reason.ALLOW)
+    'not in the allow list'
+    >>> reason_words(Effect.ALLOW, Reason.ALLOW)
+    'in the allow list'
+    """
+    try:
+        effect, reason = Effect(effect), Reason(reason)
+    except ValueError:  # not a verdict (an audit record's free text): shown as it is
+        return str(reason)
+    return _DECIDED.get((effect, reason)) or _CALL_DECIDED.get(reason) or step_name(reason.value)
+
+
+def reason_html(effect: Effect | str, reason: Reason | str) -> str:
+    """:func:`reason_words`, escaped, carrying ``proj.reasons()``'s label for the same verdict
+    (``data-label``, and as a tooltip)."""
+    try:
+        label = Verdict(Effect(effect), Reason(reason)).label
+    except ValueError:
+        return escape(str(reason))
+    return (f"<span class='toolkit-reason' data-label='{escape(label)}' "
+            f"title='proj.reasons(): {escape(label)}'>{escape(reason_words(effect, reason))}"
+            "</span>")
+
+
+def relative_paths(text: str, root: str) -> str:
+    """``text`` with absolute paths under ``root`` (the project folder, a call's working
+    directory) shown relative to it, and those under its parent as ``../...``.
+
+    >>> relative_paths("Read /p/app/.env and /p/home/x (under /p/app)", "/p/app")
+    'Read .env and ../home/x (under .)'
+    """
+    if not root or not os.path.isabs(root) or root == os.sep:
+        return text
+    root = root.rstrip(os.sep)
+    end = r"(?![\w.@-])"  # the whole folder name, not a prefix of a longer one
+    text = re.sub(re.escape(root + os.sep), "", text)
+    text = re.sub(re.escape(root) + end, ".", text)
+    parent = os.path.dirname(root)
+    if parent and parent != os.sep:
+        text = re.sub(re.escape(parent + os.sep), ".." + os.sep, text)
+    return text
+
+
 def effect_html(effect: Effect, text: str | None = None) -> str:
     """``text`` (default: the effect's name) in the effect's colour, escaped."""
     shown = escape(effect.value if text is None else text)
@@ -69,28 +173,109 @@ def legend_html() -> str:
     return f"<p class='toolkit-legend'><small>{items}</small></p>"
 
 
+#: Table cells of prose read from the left (JupyterLab right-aligns table cells).
+_CELL = "style='text-align:left;vertical-align:top'"
+#: The deciding row of a trace: bold on the theme's second background (light and dark alike),
+#: its first cell marked on the left in the effect's colour.
+_DECIDING = "font-weight:bold;background-color:var(--jp-layout-color2,#f6f8fa)"
+_DECIDING_MARK = "border-left:4px solid {colour}"
+#: A configured PreToolUse hook's trace step: ``<hook and matcher> runs before ...<advice>``.
+_HOOK_NOTE = re.compile(r"^(?P<hook>PreToolUse hook .*?) runs before this call and may change "
+                        r"the outcome; (?P<note>.*)$", re.S)
+
+
+def _td(text: str) -> str:
+    return f"<td {_CELL}>{text}</td>"
+
+
+def _th(text: str) -> str:
+    return f"<th {_CELL}>{text}</th>"
+
+
+def deciding_step(d: Decision) -> int | None:
+    """The index in ``d.trace`` of the step that decided (shown highlighted), or None.
+
+    For a tool: the step named by ``d.reason``. For a call: the rule step of the deciding
+    kind (``deny-rule`` -> the ``deny`` step), the first that fails, else the last that
+    does not skip; else the trace's ``decision`` step.
+    """
+    names = {d.reason.value, d.reason.value.removesuffix("-rule")}
+    found = [i for i, s in enumerate(d.trace) if s.name in names and s.outcome != "skip"]
+    failing = [i for i in found if d.trace[i].outcome == "fail"]
+    if failing:
+        return failing[0]
+    if found:
+        return found[-1]
+    return next((i for i, s in enumerate(d.trace) if s.name == "decision"), None)
+
+
+def _trace_html(d: Decision, relative: Callable[[str], str]) -> tuple[str, str]:
+    """The trace's rows (the deciding one highlighted) and, once, the note that configured
+    PreToolUse hooks are not run here (each hook's row then names only the hook)."""
+    deciding = deciding_step(d)
+    what_if = any(s.name == Reason.HOOK and s.outcome == "pass" for s in d.trace)
+    note = ""
+    rows = []
+    for i, s in enumerate(d.trace):
+        detail = s.detail
+        hook = _HOOK_NOTE.match(detail) if s.name == Reason.HOOK and s.outcome == "skip" else None
+        if hook is not None:
+            detail = f"{hook['hook']}: not run here"
+            note = ("PreToolUse hooks run before the call and may change its outcome; toolkit "
+                    "does not run them. " + ("The what-if answer below stands in for them."
+                                             if what_if else _advice(hook["note"])))
+        where = escape(relative(s.rule.where)) if s.rule.file else ""
+        name = escape(step_name(s.name))
+        if i == deciding:
+            mark = _DECIDING_MARK.format(colour=PALETTE[d.effect])
+            head = (f"<tr class='toolkit-deciding' aria-current='step' style='{_DECIDING}'>"
+                    f"<td style='text-align:left;vertical-align:top;{mark}'>&#9654;&nbsp;"
+                    f"{name}</td>")
+        else:
+            head = f"<tr>{_td(name)}"
+        rows.append(f"{head}{_td(escape(s.outcome))}{_td(escape(relative(detail)))}"
+                    f"{_td(where)}</tr>")
+    note_html = f"<p class='toolkit-hook-note'><small>{escape(note)}</small></p>" if note else ""
+    return "".join(rows), note_html
+
+
+def _advice(note: str) -> str:
+    """The engine's advice after 'it is not run here', as its own sentence."""
+    advice = note.removeprefix("it is not run here").lstrip(":; ")
+    return (advice[:1].upper() + advice[1:] + ".") if advice else ""
+
+
 def decision_html(d: Decision) -> str:
-    """A decision as a small table: verdict, deciding rule, then the trace (and, for a
-    compound command, one row per part first)."""
-    rows = "".join(
-        f"<tr><td>{escape(s.name)}</td><td>{escape(s.outcome)}</td><td>{escape(s.detail)}</td>"
-        f"<td>{escape(s.rule.where) if s.rule.file else ''}</td></tr>" for s in d.trace)
-    rule = escape(d.rule.where) if d.rule.file else "no rule"
+    """A decision as a small table: verdict, deciding step in words, the deciding rule, then
+    the trace with the deciding step highlighted (and, for a compound command, one row per
+    part first). For a call, paths under its working directory (the project folder unless
+    another is given) are shown relative to it."""
+    root = d.cwd if d.question == "call" else ""
+
+    def relative(text: str) -> str:
+        return relative_paths(text, root)
+
+    rows, hook_note = _trace_html(d, relative)
+    rule = escape(relative(d.rule.where)) if d.rule.file else "no rule"
     if d.rule.spec is not None or (d.question == "call" and d.rule.pattern):
         rule = f"<code>{escape(d.rule.text)}</code> {rule}"
-    notes = "".join(f"<p><small>warning: {escape(w)}</small></p>" for w in d.warnings)
+    notes = "".join(f"<p><small>warning: {escape(relative(w))}</small></p>" for w in d.warnings)
     if d.question == "call":
-        context = f"mode {escape(d.mode)}, cwd {escape(d.cwd)}"
+        context = (f"mode {escape(d.mode)}, cwd {escape(d.cwd)} (paths below are relative "
+                   "to it)")
     else:
         context = (f"preset {escape(d.preset)}, groups {escape(groups_label(d.groups))}, "
                    f"state {escape(d.state)}, depth {d.depth}")
     return (
-        f"<div class='toolkit-decision'><p><b>{effect_html(d.effect, d.effect.upper())}</b> "
+        f"<div class='toolkit-decision' style='text-align:left'><p><b>"
+        f"{effect_html(d.effect, d.effect.upper())}</b> "
         f"<code>{escape(d.agent)}</code> &rarr; <code>{escape(d.tool)}</code>: "
-        f"{escape(d.message)} <small>(step <i>{escape(d.reason)}</i>; {rule})</small></p>"
-        f"<p><small>{context}</small></p>{notes}{_parts_html(d)}{_near_html(d)}"
-        "<table><thead><tr><th>step</th><th>outcome</th><th>detail</th><th>rule</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table></div>")
+        f"{escape(relative(d.message))} <small>({reason_html(d.effect, d.reason)}; "
+        f"{rule})</small></p>"
+        f"<p><small>{context}</small></p>{notes}{_parts_html(d, relative)}"
+        f"{_near_html(d, relative)}{hook_note}"
+        f"<table class='toolkit-trace'><thead><tr>{_th('step')}{_th('outcome')}"
+        f"{_th('detail')}{_th('rule')}</tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def decision_dict(d: Decision) -> dict[str, object]:
@@ -110,43 +295,44 @@ def decision_dict(d: Decision) -> dict[str, object]:
     return out
 
 
-def _near_html(d: Decision) -> str:
+def _near_html(d: Decision, relative: Callable[[str], str]) -> str:
     """For a call not allowed: the allow rules that came closest, and why each did not."""
     misses = d.near_misses if d.question == "call" else ()
     if not misses:
         return ""
     items = "".join(
         f"<li><code>{escape(m.rule.text)}</code>"
-        f"{' <small>' + escape(m.rule.where) + '</small>' if m.rule.file else ''}"
-        f"{f' (part {m.part})' if m.part is not None else ''}: {escape(m.why)}</li>"
+        f"{' <small>' + escape(relative(m.rule.where)) + '</small>' if m.rule.file else ''}"
+        f"{f' (part {m.part})' if m.part is not None else ''}: {escape(relative(m.why))}</li>"
         for m in misses)
     return f"<p class='toolkit-near'><b>near misses</b></p><ul>{items}</ul>"
 
 
-def _parts_html(d: Decision) -> str:
-    """A compound command's parts: each part's effect, reason and deciding rule."""
+def _parts_html(d: Decision, relative: Callable[[str], str]) -> str:
+    """A compound command's parts: each part's effect, deciding step and rule."""
     if not d.parts:
         return ""
     rows = "".join(
-        f"<tr><td>{i}</td><td><code>{escape(p.tool)}</code></td>"
-        f"<td>{effect_html(p.effect)}</td><td>{escape(p.reason)}</td>"
-        f"<td>{escape(p.rule.text) if p.rule.pattern else ''}</td>"
-        f"<td>{escape(p.rule.where) if p.rule.file else ''}</td></tr>"
+        f"<tr>{_td(str(i))}{_td(f'<code>{escape(p.tool)}</code>')}{_td(effect_html(p.effect))}"
+        f"{_td(reason_html(p.effect, p.reason))}"
+        f"{_td(escape(p.rule.text) if p.rule.pattern else '')}"
+        f"{_td(escape(relative(p.rule.where)) if p.rule.file else '')}</tr>"
         for i, p in enumerate(d.parts, 1))
-    return ("<table class='toolkit-parts'><thead><tr><th>part</th><th>command</th>"
-            "<th>effect</th><th>step</th><th>rule</th><th>where</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>")
+    return ("<table class='toolkit-parts'><thead><tr>"
+            + "".join(_th(h) for h in ("part", "command", "effect", "why", "rule", "where"))
+            + f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def resolution_html(r: ResolutionView) -> str:
-    """A resolution as a table of every pool tool, its effect and deciding step."""
+    """A resolution as a table of every pool tool, its effect and why (the deciding step in
+    words, with ``proj.reasons()``'s label as ``data-label``)."""
     body = "".join(
-        f"<tr><td><code>{escape(tool)}</code></td><td>{effect_html(v.effect)}</td>"
-        f"<td>{escape(v.reason)}</td></tr>" for tool, v in sorted(r.verdicts.items()))
+        f"<tr>{_td(f'<code>{escape(tool)}</code>')}{_td(effect_html(v.effect))}"
+        f"{_td(reason_html(v.effect, v.reason))}</tr>" for tool, v in sorted(r.verdicts.items()))
     return (
         f"<div class='toolkit-resolution'><p><b>{escape(r.agent)}</b> "
         f"<small>preset {escape(r.preset)}, groups {escape(groups_label(r.groups))}, state "
         f"{escape(r.state)}, depth {r.depth}</small>: {len(r.allowed)} tool(s) allowed</p>"
         f"{legend_html()}"
-        "<table><thead><tr><th>tool</th><th>effect</th><th>step</th></tr></thead>"
+        f"<table><thead><tr>{_th('tool')}{_th('effect')}{_th('why')}</tr></thead>"
         f"<tbody>{body}</tbody></table></div>")
