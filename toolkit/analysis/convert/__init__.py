@@ -183,5 +183,6 @@ def _effect(kind: Any) -> Any:
 
 def _default_mode(engine: Any) -> str | None:
     settings = getattr(engine, "settings", None)
-    mode = getattr(settings, "default_mode", None)
+    found = getattr(settings, "default_mode", None)  # Claude Code: (mode, the rule setting it)
+    mode = found[0] if isinstance(found, tuple) and found else found
     return mode if isinstance(mode, str) else None

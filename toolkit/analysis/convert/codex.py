@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.decision import Effect
-from .common import glob_words, wrapper_loss
+from .common import dead_wrapper_allow, glob_words, wrapper_loss
 from .rules import SourceRule, seed
 from .target import Loss, Written
 
@@ -84,6 +84,8 @@ def _prefix_rule(rule: SourceRule, prefix: list[str], rules: list[SourceRule],
 
 def _shell(rule: SourceRule, rules: list[SourceRule], losses: list[Loss]) -> list[str]:
     pattern = rule.shell
+    if dead_wrapper_allow(rule, losses):
+        return []
     if pattern.kind == "any":
         losses.append(Loss("dropped", "Codex has no rule for every command (a prefix_rule "
                                       "needs a first word): the approval policy decides",
@@ -137,9 +139,13 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
     blocks = ["# Converted by toolmatrix from Claude Code's rules (strictest wins: forbidden > "
               "prompt > allow).\n# Each rule's match / not_match examples are the source's own "
               "commands: Codex checks them on load."]
+    lines: dict[tuple[str, int], SourceRule] = {}
     for rule in rules:
         if rule.family == "shell":
-            blocks += _shell(rule, rules, losses)
+            for block in _shell(rule, rules, losses):
+                start = sum(b.count("\n") + 2 for b in blocks) + 1
+                lines.update({(FILE, start + i): rule for i in range(block.count("\n") + 1)})
+                blocks.append(block)
         else:
             losses.append(Loss("dropped", f"Codex rules speak of commands only: {rule.tool} "
                                           "is governed by the sandbox and approval policy, not "
@@ -153,7 +159,7 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
     setup = {"~/.codex/config.toml": '[projects."{project}"]\n'
                                      'trust_level = "trusted"\n'}
     return Written(RUNTIME, {FILE: "\n\n".join(blocks) + "\n", CONFIG: config}, losses, _call,
-                   setup=setup,
+                   setup=setup, lines=lines,
                    notes=["Codex loads .codex/ of a trusted project only (trust_level = "
                           "\"trusted\" in ~/.codex/config.toml); the check trusts it"])
 

@@ -85,7 +85,8 @@ def glob_words(rule: SourceRule) -> str:
     ``npm run test*``; ``git`` of ``git * main``)."""
     pattern = rule.shell
     literal = pattern.literal
-    if (pattern.kind == "prefix" and not pattern.boundary) or pattern.kind == "glob":
+    partial = (pattern.kind == "prefix" and not pattern.boundary) or pattern.kind == "glob"
+    if partial and not literal.endswith(" "):  # the last word goes on past the wildcard
         literal = literal.rsplit(" ", 1)[0] if " " in literal.strip() else ""
     return literal.strip()
 
@@ -99,3 +100,21 @@ def wrapper_loss(runtime: str, strips: str) -> Loss:
                              "wrapped command decides as the unknown command it then is "
                              "(the target's default: ask)",
                 tags=("wrapper", "assignment"))
+
+
+#: the wrappers Claude Code strips before matching any rule (SPEC section 11)
+STRIPPED = ("timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob",
+            "xargs")
+
+
+def dead_wrapper_allow(rule: SourceRule, losses: list[Loss]) -> bool:
+    """An allow rule on a wrapper Claude Code strips (``Bash(command *)``, ``Bash(xargs ls:*)``)
+    matches what is left once the wrapper is gone, not the wrapped command: a target that
+    does not strip it would allow more, so the rule is not written (listed ``dropped``)."""
+    words = rule.shell.literal.split()
+    if rule.effect.value != "allow" or not words or words[0] not in STRIPPED:
+        return False
+    losses.append(Loss("dropped", f"Claude Code strips {words[0]!r} before matching, so this "
+                                  "allow rule never sees it; a target that keeps the wrapper "
+                                  "would allow more: not written", rule))
+    return True

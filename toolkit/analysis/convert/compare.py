@@ -129,6 +129,18 @@ def _key(rule: SourceRule) -> tuple[str | None, int | None, str]:
     return rule.file, rule.line, rule.text
 
 
+def _written_by(decision: Decision, written: Written) -> list[SourceRule]:
+    """The source rules written where the target's deciding rules (or its parts') are."""
+    found = []
+    for part in (decision, *decision.parts):
+        rule = part.rule
+        if rule is not None and rule.file and rule.line:
+            for (file, line), source in written.lines.items():
+                if line == rule.line and str(rule.file).endswith(file.removeprefix("~/")):
+                    found.append(source)
+    return found
+
+
 # -- the corpus ------------------------------------------------------------------------------
 
 def _shell_calls(shell: Sequence[SourceRule]) -> list[Call]:
@@ -234,6 +246,8 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
                 counts["same"] += 1
                 continue
             involved = _rules_of(before) | ({_key(call.origin)} if call.origin else set())
+            written_by = _written_by(after, written)
+            involved |= {_key(r) for r in written_by}
             loss = next((rule_losses[k] for k in involved if k in rule_losses), None)
             shapes = tags(call, before)
             if loss is None:

@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from ...core.decision import Effect
-from .common import ANY, command_regex, js_escape, json_text, path_regex, toml_string, wrapper_loss
+from .common import (
+    ANY,
+    command_regex,
+    dead_wrapper_allow,
+    js_escape,
+    json_text,
+    path_regex,
+    toml_string,
+    wrapper_loss,
+)
 from .rules import SourceRule
 from .target import Loss, Written
 
@@ -74,6 +83,8 @@ def _rule(rule: SourceRule | None, tool: str | tuple[str, ...], effect: Effect, 
 
 
 def _shell(rule: SourceRule, losses: list[Loss]) -> list[str]:
+    if dead_wrapper_allow(rule, losses):
+        return []
     pattern = rule.shell
     if rule.effect is Effect.DENY and pattern.kind == "prefix" and pattern.boundary:
         return [_rule(rule, "run_shell_command", rule.effect, prefix=pattern.text)]
@@ -82,6 +93,13 @@ def _shell(rule: SourceRule, losses: list[Loss]) -> list[str]:
 
 def _family(rule: SourceRule, losses: list[Loss]) -> list[str]:
     tools, field = _TOOLS[rule.family]
+    if rule.spec is None and rule.effect is Effect.ALLOW:
+        # an allow grants its own tool only (Claude Code: ``Edit`` does not allow Write)
+        own = _CALLS.get(rule.tool, (None, {}))[0]
+        if own is None:
+            losses.append(Loss("dropped", f"Gemini CLI has no tool for {rule.tool}", rule))
+            return []
+        return [_rule(rule, own, rule.effect)]
     if rule.spec is None:
         return [_rule(rule, tools, rule.effect)]
     if rule.effect is Effect.ALLOW:
@@ -107,6 +125,16 @@ def _family(rule: SourceRule, losses: list[Loss]) -> list[str]:
 
 def _mcp(rule: SourceRule, losses: list[Loss]) -> list[str]:
     server, tool = rule.mcp
+    if tool is not None and "*" in tool:
+        if rule.effect is Effect.ALLOW:
+            losses.append(Loss("dropped", "Gemini CLI's toolName wildcards are mcp_<server>_* "
+                                          "only: an allow of some of a server's tools is not "
+                                          "written (they ask)", rule))
+            return []
+        losses.append(Loss("stricter", "Gemini CLI's toolName wildcards are mcp_<server>_* "
+                                       "only: written for every tool of the server", rule,
+                           f"mcp_{server}_*"))
+        tool = None
     if "_" in server or "*" in server:
         losses.append(Loss("dropped", f"Gemini CLI names MCP tools mcp_<server>_<tool>: a server "
                                       f"name with '_' or '*' ({server}) cannot be told apart",

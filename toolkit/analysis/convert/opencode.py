@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.decision import Effect
-from .common import wrapper_loss
+from .common import dead_wrapper_allow, wrapper_loss
 from .rules import ShellPattern, SourceRule
 from .target import Loss, Written
 
@@ -85,6 +85,8 @@ def _place(rule: SourceRule, shell: dict[Effect, dict[str, str]],
     """Put ``rule``'s patterns under its permission key (or list why it cannot be)."""
     action = _ACTION[rule.effect]
     if rule.family == "shell":
+        if dead_wrapper_allow(rule, losses):
+            return
         if "?" in rule.shell.text and rule.effect is Effect.ALLOW:
             losses.append(Loss("dropped", "'?' is a wildcard in OpenCode, a letter in Claude "
                                           "Code: the allow would cover more", rule))
@@ -108,6 +110,12 @@ def _key_patterns(rule: SourceRule, losses: list[Loss]) -> tuple[str | None, lis
         losses.append(Loss("dropped", f"OpenCode has no tool for {rule.tool}", rule))
         return None, []
     key = _FAMILY[rule.family]
+    if rule.spec is None and rule.effect is Effect.ALLOW and key == "edit" and \
+            rule.tool != "Write":
+        losses.append(Loss("dropped", f"OpenCode's edit permission covers write as well: an "
+                                      f"allow of {rule.tool} alone is not written (edits ask)",
+                           rule))
+        return None, []
     if rule.spec is None:
         return key, ["*"]
     if rule.effect is Effect.ALLOW:

@@ -66,3 +66,6 @@ class Written:
     #: ``check_call(mode=...)`` of the target matching the source's default mode
     mode: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: (written file, line) -> the source rule written there: a target rule deciding a call
+    #: differently points back at its source rule (and so at that rule's loss)
+    lines: dict[tuple[str, int], SourceRule] = field(default_factory=dict)
