@@ -16,6 +16,8 @@ EXPECTED = {
     "LockError", "PolicyDiff", "Replay", "diff", "replay",
     # a call to a tool whose MCP server is down (issue 23, item 8)
     "ServerUnavailableError",
+    # translate a policy between runtimes (issue 22, SPEC section 13)
+    "convert",
 }
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "ToolkitError",
     "UnknownAgentError",
     "User",
+    "convert",
     "diff",
     "load",
     "load_ipython_extension",
@@ -82,10 +83,12 @@ _LAZY = {
     "replay": "toolkit.analysis.replay",
     "Replay": "toolkit.analysis.replay",
     "diff": "toolkit.analysis.diff",
+    "convert": "toolkit.analysis.convert",
     "PolicyDiff": "toolkit.analysis.diff",
 }
 
 if TYPE_CHECKING:
+    from .analysis.convert import convert
     from .analysis.diff import PolicyDiff, diff
     from .analysis.replay import Replay, replay
     from .core.decision import Decision, Effect, Reason
