@@ -245,3 +245,112 @@ def test_audit_view_uses_the_palette_one_missing_mark_and_keeps_names_whole(
         spawn = _rows(view.static_html()).rows[1][1]
         assert spawn[view.table.columns.get_loc("depth")] == "1"  # type: ignore[union-attr]
         assert view.static_text().split()[-3] == "1"  # depth, not 1.0
+
+
+# -- item 19: the workflow stepper and the replay explorer ---------------------------------------
+
+#: A long argument object, as a graph query tool's defaults are (the stepper prefills it).
+LONG_ARGS = {"query": "MATCH (n:Company)-[:SUPPLIES]->(m) RETURN n", "limit": 25,
+             "fields": ["name", "country", "founded", "employees"]}
+
+
+def _offline_project(write: Write) -> Path:
+    """A built-in fs_read (runs offline) and a registry tool, in the shapes of
+    tests/runtime/test_closed_project.py's project."""
+    tools = ("tool:\n  fs_read: {builtinPolicy: {name: fs_read}}\n"
+             "  graph-search:\n    description: search\n")
+    return write({"tools.yaml": tools, "notes.txt": "notes\n",
+                  "agents/a.md": "---\nname: a\ntools: [fs_read, graph-search]\n---\n"})
+
+
+def test_stepper_error_clears_the_previous_result(write: Write) -> None:
+    from toolkit.notebook import WorkflowStepper
+
+    with tk.load(_offline_project(write)) as proj:
+        st = WorkflowStepper(proj.start("a", groups=["*"]), args={"fs_read": {"path": "notes.txt"}})
+        st.buttons["fs_read"].click()
+        assert "notes" in st.result.outputs[0]["data"]["text/plain"]
+        st.arg_boxes["fs_read"].value = "{not json"
+        st.buttons["fs_read"].click()
+        assert "not JSON" in st.messages.outputs[0]["text"]
+        assert st.result.outputs == ()  # no stale answer below the error
+        st.arg_boxes["fs_read"].value = "[1, 2]"
+        st.buttons["fs_read"].click()
+        assert "must be a JSON object" in st.messages.outputs[0]["text"]
+        assert st.result.outputs == ()
+
+
+def _width_chars(box: object) -> int:
+    found = re.match(r"calc\((\d+)ch", str(box.layout.width))  # type: ignore[attr-defined]
+    assert found, box.layout.width  # type: ignore[attr-defined]
+    return int(found.group(1))
+
+
+def test_stepper_args_box_is_sized_to_its_json(write: Write) -> None:
+    from toolkit.notebook import WorkflowStepper
+
+    with tk.load(_offline_project(write)) as proj:
+        st = WorkflowStepper(proj.start("a", groups=["*"]), args={"graph-search": LONG_ARGS})
+        long_box = st.arg_boxes["graph-search"]
+        assert len(json.dumps(LONG_ARGS)) > 100  # what the 420 px box cut off
+        assert json.loads(long_box.value) == LONG_ARGS
+        lines = long_box.value.splitlines()
+        assert getattr(long_box, "rows", 1) >= len(lines) > 1
+        assert _width_chars(long_box) >= max(map(len, lines))
+        short_box = st.arg_boxes["fs_read"]
+        assert _width_chars(short_box) >= len(short_box.value)
+
+
+def _replay_log(write: Write, examples: Path) -> Path:
+    """notebooks/05-transcript.jsonl's shape: six calls of a ReAct session, no outcome."""
+    calls = [("knowledge-query", {"query": "Acme"}),
+             ("complex-analysis", {"analysis": "degree_centrality", "top_k": 3}),
+             ("text-completion", {"prompt": "Summarise the analysis"}), ("reset-workflow", {}),
+             ("knowledge-query", {"query": "Globex"}),
+             ("graph-update", {"kind": "entity", "id": "acme-robotics"})]
+    lines = "".join(json.dumps({"seq": i, "agent": "react-agent", "groups": ["knowledge",
+                                                                              "compute"],
+                                "tool": t, "args": a}) + "\n" for i, (t, a) in enumerate(calls, 1))
+    return write({"calls.jsonl": lines}) / "calls.jsonl"
+
+
+def test_replay_explorer_has_no_blank_then_and_says_no_regressions(write: Write,
+                                                                   examples: Path) -> None:
+    from toolkit.notebook import ReplayExplorer
+
+    rp = tk.replay(tk.load(examples / "trustgraph"), _replay_log(write, examples))
+    assert len(rp.calls) == 6 and rp.calls["observed"].isna().all()
+    ex = ReplayExplorer(rp)
+    for picker in (ex.agent, ex.effect, ex.rule, ex.observed):
+        assert all(str(o).strip() for o in picker.options), picker.description
+    assert ex.observed.disabled  # nothing recorded: nothing to pick
+    ex.regressions.value = True
+    assert len(ex.table) == 0 and "0 of 6 call(s)" in ex.count.value
+    shown = ex.output.outputs[0]["data"]
+    assert "No regressions" in shown["text/plain"] and "<table" not in shown["text/html"]
+    assert "does not record what happened" in ex.static_html()
+    assert "No regressions" in ex.static_text()
+
+
+def test_replay_explorer_unknown_outcomes_are_an_option(shop_replay: object) -> None:
+    from toolkit.analysis.replay import Replay
+    from toolkit.notebook import ReplayExplorer
+
+    assert isinstance(shop_replay, Replay)
+    ex = ReplayExplorer(shop_replay)
+    assert list(ex.observed.options) == ["(all)", "denied", "error", "ran", "unknown"]
+    assert not ex.observed.disabled
+    ex.observed.value = "unknown"
+    assert len(ex.table) == int(shop_replay.calls["observed"].isna().sum()) == 1
+    ex.observed.value = "(all)"
+    ex.rule.value = "Edit(src/**)"  # an allow rule: no call it decides is denied
+    ex.effect.value = Effect.DENY.value
+    assert len(ex.table) == 0
+    assert "No call matches these filters" in ex.output.outputs[0]["data"]["text/plain"]
+
+
+@pytest.fixture(scope="module")
+def shop_replay() -> object:
+    """tests/notebook/test_replay_views.py's replay: the shop project over its transcripts."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    return tk.replay(tk.load(fixtures / "shop"), fixtures / "claude-projects")

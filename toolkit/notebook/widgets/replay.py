@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from ...analysis.transcripts import executed
 from ...render.reports import CALL_VIEW, table_html
 from ..views import HTMLView
 from .base import View, esc, show
@@ -18,12 +19,28 @@ if TYPE_CHECKING:
 __all__ = ["ReplayExplorer"]
 
 ALL = "(all)"
+#: A picker's option for the calls whose value is missing (the summary's word for it too).
+UNKNOWN = "unknown"
 #: The calls the table shows at once (the filtered frame holds them all: ``table``).
 ROWS = 100
 
 
 def _options(values: Any) -> list[str]:
-    return [ALL, *sorted({str(v) for v in values.astype(object).dropna()})]
+    """``(all)``, every value the calls have (never a blank one), then ``unknown`` when some
+    calls have none."""
+    present = values.astype(object)
+    named = {str(v) for v in present.dropna() if str(v).strip()}
+    missing = len(present) > 0 and bool(present.isna().any() or (present.astype(str).str.strip()
+                                                                  == "").any())
+    return [ALL, *sorted(named - {UNKNOWN}), *([UNKNOWN] if missing or UNKNOWN in named else [])]
+
+
+def _picked(column: Any, value: str) -> Any:
+    """Which of ``column``'s values a picker's ``value`` selects (``unknown``: the missing ones)."""
+    text = column.astype(object)
+    if value == UNKNOWN:
+        return text.isna() | (text.astype(str).str.strip() == "") | (text == UNKNOWN)
+    return text == value
 
 
 class ReplayExplorer(View):
@@ -52,6 +69,11 @@ class ReplayExplorer(View):
         self.rule = w.Dropdown(options=_options(calls["rule"]), value=ALL, description="rule")
         self.observed = w.Dropdown(options=_options(calls["observed"]), value=ALL,
                                    description="then")
+        if list(self.observed.options) in ([ALL], [ALL, UNKNOWN]):
+            # the log does not say what happened then: nothing to pick, and no regressions
+            # can be told apart from the other calls
+            self.observed.disabled = True
+            self.observed.tooltip = "the log does not record what happened then"
         self.regressions = w.Checkbox(value=False, description="regressions only")
         self.count = w.HTML()
         self.output = w.Output()
@@ -75,12 +97,35 @@ class ReplayExplorer(View):
         for picker, column in ((self.agent, "agent"), (self.effect, "effect"),
                                (self.rule, "rule"), (self.observed, "observed")):
             if picker.value != ALL:
-                calls = calls[calls[column].astype(object) == picker.value]
+                calls = calls[_picked(calls[column], picker.value)]
         self.table = calls
         self.count.value = f"<small>{len(calls)} of {len(self.replay.calls)} call(s)</small>"
-        show(self.output, HTMLView(self._table_html(), calls.head(self.rows).to_string()))
+        empty = self.empty_message()
+        if empty is not None:
+            show(self.output, HTMLView(f"<p class='toolkit-empty'>{esc(empty)}</p>", empty))
+        else:
+            show(self.output, HTMLView(self._table_html(), calls.head(self.rows).to_string()))
+
+    def empty_message(self) -> str | None:
+        """What an empty table means, in a sentence (None when there are rows to show)."""
+        if len(self.table):
+            return None
+        total = len(self.replay.calls)
+        if not total:
+            return "The log holds no calls."
+        if self.regressions.value and not len(self.replay.regressions):
+            if self.observed.disabled:
+                return (f"No regressions can be found: the log does not record what happened "
+                        f"to its {total} call(s) then (ran, denied or error).")
+            ran = int(executed(self.replay.calls["observed"]).sum())
+            return (f"No regressions: none of the {ran} call(s) that ran then would be "
+                    "denied now.")
+        return "No call matches these filters."
 
     def _table_html(self) -> str:
+        empty = self.empty_message()
+        if empty is not None:
+            return f"<p class='toolkit-empty'>{esc(empty)}</p>"
         return table_html(self.table, CALL_VIEW, max_rows=self.rows)
 
     def static_html(self) -> str:
@@ -91,4 +136,6 @@ class ReplayExplorer(View):
                 f" call(s)</small></p>" + self._table_html())
 
     def static_text(self) -> str:
-        return f"Replay: {len(self.table)} call(s)\n" + self.table.head(self.rows).to_string()
+        empty = self.empty_message()
+        return f"Replay: {len(self.table)} call(s)\n" + (
+            empty if empty is not None else self.table.head(self.rows).to_string())

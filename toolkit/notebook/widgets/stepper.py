@@ -16,10 +16,13 @@ if TYPE_CHECKING:
     from ...runtime.builtins import CallResult
     from ...runtime.session import Session
 
-__all__ = ["WorkflowStepper", "example_args"]
+__all__ = ["WorkflowStepper", "args_box", "example_args"]
 
 #: At most this many tool buttons at once (the filter finds the others).
 MAX_BUTTONS = 40
+#: Arguments up to this many characters stay on one line; longer ones are laid out as
+#: indented JSON in a box of as many lines (at most ARGS_LINES, then it scrolls).
+ARGS_WIDTH, ARGS_LINES = 60, 12
 _PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [],
                 "object": {}}
 
@@ -44,6 +47,22 @@ def example_args(tool: Tool) -> dict[str, Any]:
             else:
                 out[name] = _PLACEHOLDER.get(str(kind), "")
     return out
+
+
+def args_box(args: Mapping[str, Any]) -> w.Text | w.Textarea:
+    """The arguments box of one tool, sized to its JSON so none of it is cut off: one line as
+    wide as the text when short, else indented JSON with one row per line."""
+    value = json.dumps(args)
+    style = {"description_width": "initial"}
+    if len(value) <= ARGS_WIDTH:
+        return w.Text(value=value, description="args", tooltip="JSON object of arguments",
+                      style=style,
+                      layout=w.Layout(width=f"calc({max(len(value), 16) + 4}ch + 4em)"))
+    lines = json.dumps(args, indent=2).splitlines()
+    longest = max(len(line) for line in lines)
+    return w.Textarea(value="\n".join(lines), description="args", rows=min(len(lines), ARGS_LINES),
+                      tooltip="JSON object of arguments", style=style,
+                      layout=w.Layout(width=f"calc({longest + 4}ch + 4em)"))
 
 
 class WorkflowStepper(View):
@@ -80,7 +99,7 @@ class WorkflowStepper(View):
         self.messages = w.Output()
         self.banner = w.HTML()
         self.buttons: dict[str, w.Button] = {}
-        self.arg_boxes: dict[str, w.Text] = {}
+        self.arg_boxes: dict[str, w.Text | w.Textarea] = {}
         self.history: list[dict[str, Any]] = []
         self.last: CallResult | None = None
         self._shown: tuple[str, bool] | None = None
@@ -125,9 +144,7 @@ class WorkflowStepper(View):
             button.style.text_color = "white"
             button.add_class("toolkit-stepper-tool")
             button.on_click(self.reporting(lambda _b, t=name: self.click(t)))
-            args = self.preset_args.get(name, example_args(s.pool[name]))
-            box = w.Text(value=json.dumps(args), layout=w.Layout(width="420px"),
-                         description="args", tooltip="JSON object of arguments")
+            box = args_box(self.preset_args.get(name, example_args(s.pool[name])))
             self.buttons[name], self.arg_boxes[name] = button, box
             rows.append(w.HBox([button, box]))
         closed = bool(getattr(s.project, "closed", False)) or s.closed
@@ -143,7 +160,12 @@ class WorkflowStepper(View):
         self.history_view.value = self._history_html()
 
     def click(self, tool: str) -> CallResult:
-        """Call ``tool`` (what its button does); an error is shown and raised."""
+        """Call ``tool`` (what its button does); an error is shown and raised.
+
+        The previous call's result is cleared first: an error never sits below a result
+        that is no longer the answer.
+        """
+        self.result.outputs = ()
         raw = self.arg_boxes[tool].value if tool in self.arg_boxes else "{}"
         try:
             args = json.loads(raw or "{}")
