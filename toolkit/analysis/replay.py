@@ -25,6 +25,7 @@ from ..core.decision import Decision, Effect
 from ..core.models import DEFAULT_GROUPS, DEFAULT_STATE, NO_RULE, Rule, groups_label, rule_label
 from ..core.resolve import Lineage
 from ..errors import UnknownAgentError
+from ..systems import registry
 from .replay_names import Coded, NameLevel
 from .transcripts import EXECUTED, MAIN, CallLog, SessionInfo, executed, read_calls
 
@@ -73,7 +74,8 @@ def replay(proj: Policy, source: Any, preset: str | None = None, *, main: str | 
     one. ``mode``: the permission mode for that engine. ``arguments``: use the
     engine (True), never (False), or when the project has one (None). ``runtime``: whose
     permission engine judges the calls when the project holds several runtimes' settings
-    (``proj.runtimes``); None: the project's default.
+    (``proj.runtimes``); None: the runtime whose session logs ``source`` holds (Gemini
+    CLI, Codex and OpenCode sessions are read too), else the project's default.
 
     >>> import pandas as pd
     >>> import toolkit as tk
@@ -101,14 +103,14 @@ def evaluate(proj: Policy, log: CallLog, *, preset: str | None = None, main: str
     """:func:`replay` of calls already read."""
     if main is not None:
         proj.agent(main)  # an unknown name is an UnknownAgentError listing the agents
-    evaluator = _Evaluator(proj, log, preset, main, mode, _engine(proj, arguments, runtime))
+    evaluator = _Evaluator(proj, log, preset, main, mode, _engine(proj, arguments, runtime, log))
     return evaluator.run(source)
 
 
-def _engine(proj: Policy, arguments: bool | None, runtime: str | None = None
-            ) -> Callable[..., Decision] | None:
-    """The argument-level ``check_call`` (of ``runtime``'s engine when given), when the
-    project has it and it is wanted.
+def _engine(proj: Policy, arguments: bool | None, runtime: str | None = None,
+            log: CallLog | None = None) -> Callable[..., Decision] | None:
+    """The argument-level ``check_call`` (of ``runtime``'s engine when given, else of the
+    runtime whose transcripts ``log`` holds), when the project has it and it is wanted.
 
     By default (``arguments=None``) it is used for a project whose runtime settings were
     read (``proj.engine``), or when ``runtime`` is named; never for the others.
@@ -121,7 +123,21 @@ def _engine(proj: Policy, arguments: bool | None, runtime: str | None = None
         return functools.partial(check, runtime=runtime)
     if arguments is None and getattr(proj, "engine", None) is None:
         return None
+    logged = _logged_runtime(log) if log is not None else None
+    if logged is not None:  # a Codex rollout is judged by Codex's engine, and so on
+        return functools.partial(check, runtime=logged)
     return check  # type: ignore[no-any-return]
+
+
+def _logged_runtime(log: CallLog) -> str | None:
+    """The runtime whose transcripts the log holds (None: none, or only toolkit's own logs
+    and call tables); ``ValueError`` when it holds several runtimes' transcripts."""
+    runtimes = sorted(log.kinds & {s.name for s in registry.SYSTEMS if s.empty_engine})
+    if len(runtimes) > 1:
+        raise ValueError(f"the log holds transcripts of several runtimes ({', '.join(runtimes)})"
+                         "; replay each runtime's sessions on their own, or pass runtime= "
+                         "(--runtime) to judge every call by one runtime's engine")
+    return runtimes[0] if runtimes else None
 
 
 class _Evaluator:
