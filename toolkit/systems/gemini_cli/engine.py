@@ -88,6 +88,8 @@ class GeminiPermissions(ConditionalRules):
         self._engines: dict[tuple[str, bool], PolicyEngine] = {}
         #: decisions already made, by the question (the rules are fixed once read)
         self._memo = DecisionMemo()
+        #: id(PolicyRule) -> (the rule, its toolkit Rule)
+        self._rules: dict[int, tuple[PolicyRule, Rule]] = {}
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -137,11 +139,12 @@ class GeminiPermissions(ConditionalRules):
         result = engine.check(tool, call, None, None,
                               definition.name if definition is not None else None)
         decision = self._decision(result, tool, interactive, base)
-        warnings = () if known_tool else (
-            f"{tool} is not a tool of this project (the rules are evaluated anyway)",)
+        if known_tool:
+            return decision
         from dataclasses import replace
 
-        return replace(decision, warnings=warnings)
+        return replace(decision, warnings=(
+            f"{tool} is not a tool of this project (the rules are evaluated anyway)",))
 
     def _decision(self, result: CheckResult, tool: str, interactive: bool,
                   base: dict[str, Any]) -> Decision:
@@ -163,7 +166,7 @@ class GeminiPermissions(ConditionalRules):
         note = f"; {result.note}" if result.note else ""
         if rule is not None and rule.decision == result.decision:
             kind = {DENY: "deny", ASK_USER: "ask", ALLOW: "allow"}[result.decision]
-            toolkit_rule = to_rule(rule)
+            toolkit_rule = self._rule(rule)
             facts = (CallFacts(deny=toolkit_rule, what=what) if kind == "deny" else
                      CallFacts(ask=toolkit_rule, what=what) if kind == "ask" else
                      CallFacts(allow=toolkit_rule, what=what))
@@ -175,7 +178,7 @@ class GeminiPermissions(ConditionalRules):
                 return (Effect.IMPLICIT_DENY, Reason.MODE, toolkit_rule,
                         f"{message}; non-interactive mode denies whatever would ask")
             return verdict.effect, verdict.reason, toolkit_rule, message
-        shown = to_rule(rule) if rule is not None else NO_RULE
+        shown = self._rule(rule) if rule is not None else NO_RULE
         via = f" (matched {rule.text}, {_priority(rule)})" if rule is not None else ""
         if result.decision == ALLOW:
             reason = Reason.READ_ONLY if "known safe" in result.note else Reason.MODE
@@ -193,6 +196,14 @@ class GeminiPermissions(ConditionalRules):
             return (Effect.IMPLICIT_DENY, reason, shown,
                     f"no rule matches {what}; the non-interactive default denies it")
         return Effect.IMPLICIT_DENY, reason, shown, f"{what} is denied{via}{note}"
+
+    def _rule(self, rule: PolicyRule) -> Rule:
+        """:func:`to_rule` of ``rule``, made once per rule (a rule is fixed once read, and a
+        toolkit ``Rule`` is immutable)."""
+        found = self._rules.get(id(rule))
+        if found is None or found[0] is not rule:
+            found = self._rules[id(rule)] = (rule, to_rule(rule))
+        return found[1]
 
     def _mcp_filtered(self, tool: str) -> tuple[str, Rule] | None:
         """An MCP tool ``mcpServers.<s>.includeTools`` / ``excludeTools`` leaves out."""

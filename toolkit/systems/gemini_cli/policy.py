@@ -17,6 +17,7 @@ Upstream names are kept (``check``, ``check_shell_command``, ``stable_stringify`
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -83,13 +84,17 @@ def is_safe_regexp(pattern: str) -> bool:
     return len(pattern) <= 2048 and not _NESTED_QUANTIFIER.search(pattern)
 
 
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, built once
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def js_json(value: Any) -> str:
     """``JSON.stringify`` of a JSON value (integral floats print as integers, as in JS)."""
     if isinstance(value, float) and value.is_integer() and math.isfinite(value):
         return str(int(value))
     if isinstance(value, float) and not math.isfinite(value):
         return "null"
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _JSON(value)
 
 
 def build_args_patterns(args_pattern: str | None = None,
@@ -160,6 +165,16 @@ def stable_stringify(obj: Any) -> str:  # noqa: C901 (upstream's shape)
     characters so a pattern can anchor to a whole argument. ``undefined`` and functions are
     left out of objects and are ``null`` in arrays; a ``toJSON`` method is honoured (one
     that raises is ignored); a cycle is ``"[Circular]"``."""
+    if type(obj) is dict:
+        # the usual call (``{"command": ...}``), text values under ASCII keys: no toJSON,
+        # undefined or cycle to look for, and ASCII keys sort the same by UTF-16 code units
+        # as by code points
+        if len(obj) == 1:
+            ((key, value),) = obj.items()
+            if type(key) is str and type(value) is str and key.isascii():
+                return f"{{\0{_JSON(key)}:{_JSON(value)}\0}}"
+        elif all(type(k) is str and k.isascii() and type(v) is str for k, v in obj.items()):
+            return "{" + ",".join(f"\0{_JSON(k)}:{_JSON(obj[k])}\0" for k in sorted(obj)) + "}"
 
     def skip(value: Any) -> bool:
         return value is UNDEFINED or callable(value)
@@ -482,24 +497,81 @@ _PROMPT_TRANSFORM = re.compile(r"\$\{[^}]*@[pP]\}")
 _NESTED_CODE = ("-c", "eval", "<<here-document")
 
 
-@lru_cache(maxsize=4096)
-def parse_command_details(command: str) -> tuple[tuple[Detail, ...], bool]:
-    """``parseCommandDetails`` (bash): the sub-commands, in source order, and whether the
-    parse failed. Split with toolkit's tree-sitter-bash splitter."""
+def _parse_command_details(command: str) -> tuple[tuple[Detail, ...], bool, tuple[Detail, ...]]:
+    """``parseCommandDetails`` (bash) worked out: the sub-commands, whether the parse failed,
+    and the sub-commands whose own text parses to exactly themselves (see
+    :func:`_parses_to_itself`)."""
     if not command.strip():
-        return (), True
+        return (), True, ()
     parsed = shell.parse(command)
     if parsed.problem is not None:
-        return (), True
+        return (), True, ()
     details = []
+    itself = []
     for part in parsed.commands:
         if not part.argv or part.context.endswith(_NESTED_CODE):
             continue
         text = part.source.strip()
         start = command.find(text) if text else -1
         details.append(Detail(part.argv[0], text, start))
+        if _parses_to_itself(part, text):
+            itself.append(Detail(part.argv[0], text, 0))
     error = not details or bool(_PROMPT_TRANSFORM.search(command))
-    return tuple(details), error
+    return tuple(details), error, tuple(itself)
+
+
+#: what makes a command's text parse to more than the one command it is (a substitution, a
+#: here-document, a line break), or to a script parsed again (``bash -c``, ``eval``)
+_NOT_ITSELF = ("$(", "`", "<(", ">(", "<<", "\n", "\r")
+
+
+def _parses_to_itself(part: shell.SimpleCommand, text: str) -> bool:
+    """Whether ``text``, a simple command found at the top of a parsed command (not in a
+    substitution or a ``bash -c`` script), parses on its own to just itself: one command of
+    the same name, whose source is ``text`` (then its ``parseCommandDetails`` is known without
+    parsing it again; ``tests/systems/gemini_cli/test_speed_equivalence.py`` checks this
+    against a parse of each such text)."""
+    return (bool(text) and part.context in ("", "subshell") and bool(part.argv)
+            and part.argv[0] not in _CODE_RUNNERS and text == part.source
+            and not any(marker in text for marker in _NOT_ITSELF))
+
+
+_CODE_RUNNERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "eval"})
+
+
+class _CommandDetails:
+    """``parseCommandDetails`` (bash), memoised by command string: the sub-commands, in source
+    order, and whether the parse failed, split with toolkit's tree-sitter-bash splitter.
+
+    ``policy-engine.ts`` checks a compound command whole, then each sub-command again as a
+    command of its own, which parses each sub-command's text again. A simple command's text
+    parses to just itself, so parsing the whole command also answers for each such part
+    (``Detail(name, text, 0)``, no failure) and the part is not parsed a second time."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._memo: dict[str, tuple[tuple[Detail, ...], bool]] = {}
+
+    def __call__(self, command: str) -> tuple[tuple[Detail, ...], bool]:
+        found = self._memo.get(command)
+        if found is not None:
+            return found
+        details, error, itself = _parse_command_details(command)
+        if len(self._memo) + len(itself) >= self.size:
+            self._memo.clear()
+        found = self._memo[command] = (details, error)
+        for detail in itself:
+            if detail.text not in self._memo:
+                self._memo[detail.text] = (detail,), bool(_PROMPT_TRANSFORM.search(detail.text))
+        return found
+
+    def cache_clear(self) -> None:
+        """Forget every parse (as ``functools.lru_cache``'s ``cache_clear``)."""
+        self._memo.clear()
+
+
+#: ``parseCommandDetails`` (bash): ``(details, failed)`` of a command string
+parse_command_details = _CommandDetails()
 
 
 def normalize_command(name: str) -> str:
@@ -757,6 +829,99 @@ def is_subpath(parent: str, child: str) -> bool:
     return not rel.startswith("../") and rel != ".." and not posixpath.isabs(rel)
 
 
+#: what ``commandPrefix`` / ``commandRegex`` patterns start with (``buildArgsPatterns``)
+_COMMAND_KEY = '"command":"'
+#: a command's first word in the stable JSON: up to whitespace, a quote or a backslash
+_FIRST_WORD = re.compile(r'[^\s"\\]*', re.ASCII)
+
+
+def command_word(pattern: re.Pattern[str]) -> str | None:
+    """The first word of every command an ``argsPattern`` can match, when its regex starts
+    (as Python's own regex parser reads it, without case folding) with the literal text
+    ``"command":"`` and more: that text up to whitespace, a quote or a backslash. A match
+    needs ``"command":"`` followed by a word that begins with it, so a rule can only match
+    a call whose stable JSON holds such a word (``git`` for ``commandPrefix = "git status"``).
+    None when the pattern does not start so (an ``argsPattern`` of another field, ``^``,
+    an alternation, a case-insensitive pattern)."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        _parser = importlib.import_module("re._parser")  # what re.compile parses with
+
+        items = list(_parser.parse(pattern.pattern, pattern.flags))
+        literal = _parser.LITERAL
+    except (ImportError, AttributeError, re.error):
+        return None  # no index for this rule: it is tried for every call, as before
+    head = []
+    for op, value in items:
+        if op is not literal:
+            break
+        head.append(chr(value))
+    text = "".join(head)
+    if not text.startswith(_COMMAND_KEY):
+        return None
+    match = _FIRST_WORD.match(text, len(_COMMAND_KEY))
+    return match.group(0) if match is not None and match.group(0) else None
+
+
+class _Scan:
+    """The rules one call may match, in priority order, for one kind of call: its tool names,
+    MCP server, subagent, and the engine's mode and interactivity.
+
+    ``check`` tries the rules in priority order; this leaves out, before the loop, rules
+    that cannot match: those ``ruleMatches`` turns down whatever the arguments and the
+    annotations (their tool name, server, subagent, modes or ``interactive`` do not fit; asked
+    of ``ruleMatches`` itself with the rule's ``argsPattern`` and ``toolAnnotations`` left
+    out), and a rule whose ``argsPattern`` starts with a command's first word
+    (:func:`command_word`) the call's arguments do not hold. Every rule left is tried as
+    before, so the first matching rule is the same."""
+
+    def __init__(self, rules: Sequence[PolicyRule], bare: Sequence[PolicyRule],
+                 names: Sequence[str], server: str | None, subagent: str | None, mode: str,
+                 non_interactive: bool) -> None:
+        self.rules = rules
+        self.always: list[int] = []
+        self.by_word: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            if not any(rule_matches(bare[index], n, None, True, server, mode, non_interactive,
+                                    None, subagent) for n in names):
+                continue
+            word = command_word(rule.compiled) if rule.compiled is not None else None
+            if word is None:
+                self.always.append(index)
+            else:
+                self.by_word.setdefault(word, []).append(index)
+        self.lengths = sorted({len(w) for w in self.by_word})
+        self.always_rules = [rules[i] for i in self.always]
+        self._merged: dict[tuple[str, ...], list[PolicyRule]] = {}
+
+    def candidates(self, stringified: str | None) -> list[PolicyRule]:
+        """The rules to try for a call whose stable JSON is ``stringified``, in order."""
+        if not self.by_word or stringified is None:
+            return self.always_rules
+        words: dict[str, None] = {}
+        start = stringified.find(_COMMAND_KEY)
+        while start >= 0:
+            match = _FIRST_WORD.match(stringified, start + len(_COMMAND_KEY))
+            word = match.group(0) if match is not None else ""
+            for length in self.lengths:
+                if length > len(word):
+                    break
+                if word[:length] in self.by_word:
+                    words[word[:length]] = None
+            start = stringified.find(_COMMAND_KEY, start + 1)
+        if not words:
+            return self.always_rules
+        key = tuple(words)
+        found = self._merged.get(key)
+        if found is None:
+            if len(self._merged) >= 1024:
+                self._merged.clear()
+            chosen = set(self.always).union(*(self.by_word[w] for w in key))
+            found = self._merged[key] = [self.rules[i] for i in sorted(chosen)]
+        return found
+
+
 def _by_priority(items: list[Any]) -> list[Any]:
     return sorted(items, key=lambda r: -(r.priority or 0))
 
@@ -816,10 +981,35 @@ class PolicyEngine:
         self.aliases = aliases or tool_aliases
         #: toolkit's switch for ported tests that run without the sandbox heuristics
         self.heuristics = heuristics
+        #: toolkit's switch: False tries every rule for every call (the reference
+        #: ``tests/systems/gemini_cli/test_speed_equivalence.py`` compares the index with)
+        self.index_rules = True
         self._reindex()
 
     def _reindex(self) -> None:
         self._any_pattern = any(r.compiled is not None for r in (*self.rules, *self.checkers))
+        self._scans: dict[tuple[Any, ...], _Scan] = {}
+        self._scanned: tuple[list[PolicyRule], int] = (self.rules, len(self.rules))
+        self._bare: list[PolicyRule] = []
+
+    def _candidates(self, names: Sequence[str], server: str | None, subagent: str | None,
+                    stringified: str | None) -> list[PolicyRule]:
+        """The rules ``check`` tries for a call, in priority order (:class:`_Scan`)."""
+        if not self.index_rules:
+            return self.rules
+        if (self._scanned[0] is not self.rules or self._scanned[1] != len(self.rules)
+                or len(self._scans) >= 256):  # rules set or changed in place: index again
+            self._scans, self._scanned, self._bare = {}, (self.rules, len(self.rules)), []
+        key = (tuple(names), server, subagent, self.approval_mode, self.non_interactive)
+        scan = self._scans.get(key)
+        if scan is None:
+            if not self._bare:
+                self._bare = [PolicyRule(**{**r.__dict__, "args_pattern": None,
+                                            "compiled": None, "tool_annotations": None})
+                              for r in self.rules]
+            scan = self._scans[key] = _Scan(self.rules, self._bare, key[0], server, subagent,
+                                            self.approval_mode, self.non_interactive)
+        return scan.candidates(stringified)
 
     # -- rules and checkers ---------------------------------------------------------------------
 
@@ -1001,7 +1191,7 @@ class PolicyEngine:
                 args.get("agent_name"), str):
             names = [*names, args["agent_name"]]
         result: CheckResult | None = None
-        for rule in self.rules:
+        for rule in self._candidates(names, server, subagent, stringified):
             if self.disable_always_allow and self._always_allow(rule):
                 continue
             compiled = rule.compiled
