@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,22 @@ def test_replay_with_a_runtime(repo: Path, tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["replay", str(repo), str(log)], out, err) == 2
     assert "several runtimes" in err.getvalue()
+
+
+def test_diff_with_a_runtime(repo: Path, tmp_path: Path) -> None:
+    old, _ = three_runtimes(tmp_path / "old")
+    for folder in (old, repo):  # the team's Gemini policy stays in the home's user tier only
+        shutil.rmtree(folder / ".gemini" / "policies")
+    home = Path(os.environ["HOME"])  # the CLI's home trusts the old copy too
+    with (home / ".codex" / "config.toml").open("a") as config:
+        config.write(f'[projects."{old.resolve()}"]\ntrust_level = "trusted"\n')
+    trusted = home / ".gemini" / "trustedFolders.json"
+    trusted.write_text(json.dumps({**json.loads(trusted.read_text()),
+                                   str(old.resolve()): "TRUST_FOLDER"}))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["diff", str(old), str(repo), "--runtime", "codex", "--format", "json",
+                 "--fail-on-new-access"], out, err) == 0
+    assert "0 cell(s) changed" in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["diff", str(old), str(repo), "--runtime", "nope"], out, err) == 2
+    assert "no permission engine for runtime 'nope'" in err.getvalue()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.models import parse_group_sets
 from ..errors import ToolkitError
@@ -44,6 +44,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="group sets to compare in (default: the default request, each "
                              "group alone and '*'); repeat, or separate sets with ';'")
     parser.add_argument("--state", action="append", help="a state (default: every state)")
+    parser.add_argument("--runtime", default=None, metavar="R",
+                        help="compare both versions under runtime R's settings (default: each "
+                             "runtime both hold, when both hold several)")
     parser.add_argument("--only-new-access", action="store_true",
                         help="list only the cells that grant more than before")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.git is None:
         if len(args.paths) != 2:
             raise UsageError("give OLD and NEW project folders, or --git REV [PATH]")
-        result = diff(load(args.paths[0]), load(args.paths[1]), groups=groups, states=args.state)
+        result = _diff(diff, load(args.paths[0]), load(args.paths[1]), groups, args)
     else:
         if len(args.paths) > 1:
             raise UsageError("with --git give at most one PATH (the project folder)")
@@ -75,9 +78,21 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             except ToolkitError as exc:
                 raise UsageError(str(exc)) from None
             # witnesses are checked against the old files: decide while they exist
-            result = diff(load(str(old)), load(path), groups=groups, states=args.state)
+            result = _diff(diff, load(str(old)), load(path), groups, args)
             return _report(result, args, out)
     return _report(result, args, out)
+
+
+def _diff(diff: Any, old: Any, new: Any, groups: Any, args: argparse.Namespace) -> PolicyDiff:
+    """``diff(old, new, ...)``; a runtime without a permission engine is a usage error."""
+    try:
+        result: PolicyDiff = diff(old, new, groups=groups, states=args.state,
+                                  runtime=args.runtime)
+    except ValueError as exc:
+        if args.runtime is None or "runtime" not in str(exc):
+            raise
+        raise UsageError(str(exc)) from None
+    return result
 
 
 def _report(result: PolicyDiff, args: argparse.Namespace, out: TextIO) -> int:
