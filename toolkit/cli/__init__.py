@@ -70,4 +70,5 @@ from . import check, matrix, explain, why, replay, diff, lock  # noqa: E402, F40
 from . import test  # noqa: E402, F401
 from . import lint  # noqa: E402, F401
 from . import probe  # noqa: E402, F401
+from . import convert  # noqa: E402, F401
 # isort: on
