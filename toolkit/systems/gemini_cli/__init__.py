@@ -23,6 +23,7 @@ from ..base.source import SourceFile, parse_json
 from ..base.system import Layout, System
 from .engine import MODE_ALIASES, MODES, empty_engine, open_engine
 from .tools import RISKS, add_builtins
+from .transcript import TranscriptReader
 
 __all__ = ["SYSTEM"]
 
@@ -58,4 +59,5 @@ SYSTEM = System(
     risks=RISKS,
     modes=MODES,
     mode_aliases=MODE_ALIASES,
+    transcripts=TranscriptReader,
 )
