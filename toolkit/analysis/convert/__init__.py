@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,10 @@ TARGETS: Mapping[str, Callable[[list[SourceRule], Path, str | None], Written]] =
     "claude-code": claude.write,
 }
 LOSS_COLUMNS = ("rule", "kind", "file", "line", "action", "written", "why", "tags")
+#: the columns a notebook shows (every column is in ``.losses`` / ``.check``)
+_LOSS_SHOWN = ("rule", "file", "line", "action", "written", "why")
+_CHECK_SHOWN = ("tool", "command", "variant", "source", "source_rule", "target_tool", "target",
+                "target_rule", "direction", "listed", "loss")
 
 
 @dataclass
@@ -125,7 +130,38 @@ class Conversion:
         return "\n".join(lines + self.notes)
 
     def __repr__(self) -> str:
-        return f"<Conversion {self.summary()}>"
+        """The summary, the files written, then the losses and the differences as text."""
+        parts = [self.summary(), "files: " + ", ".join(self.files)]
+        losses, check = self.losses, self.check
+        if len(losses):
+            parts.append(f"losses ({len(losses)}):\n" + _blank(losses, _LOSS_SHOWN).to_string(
+                index=False, max_colwidth=60))
+        if len(check):
+            parts.append(f"calls deciding differently ({len(check)}):\n" + _blank(
+                check, _CHECK_SHOWN).to_string(index=False, max_rows=30, max_colwidth=40))
+        return "\n\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        """The summary, each file's text, the losses and the differences as tables: every
+        rule, command and file text escaped (they come from policy files)."""
+        summary = escape(self.summary()).replace("\n", "<br>")
+        files = "".join(f"<details><summary><code>{escape(path)}</code></summary>"
+                        f"<pre>{escape(text)}</pre></details>"
+                        for path, text in self.files.items())
+        out = [f"<div class='toolkit-conversion'><p>{summary}</p>", files]
+        for title, frame, shown in (("Losses", self.losses, _LOSS_SHOWN),
+                                    ("Calls deciding differently", self.check, _CHECK_SHOWN)):
+            if len(frame):
+                out.append(f"<h4>{escape(title)} ({len(frame)})</h4>")
+                out.append(_blank(frame, shown).to_html(index=False, escape=True,
+                                                        max_rows=200))
+        return "".join(out) + "</div>"
+
+
+def _blank(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``columns`` of ``frame`` with every missing value shown as nothing."""
+    shown = frame[list(columns)].astype(object)
+    return shown.where(shown.notna(), "")
 
 
 def _source_runtime(proj: Policy, source: str | None) -> str:
