@@ -389,7 +389,7 @@ def test_every_subcommand_registers_itself() -> None:
 
     assert list(SUBCOMMANDS) == ["load", "agents", "matrix", "explain", "connect", "servers",
                                  "start", "call", "spawn", "audit", "agent", "why", "replay",
-                                 "diff", "risk", "lock", "test", "lint"]
+                                 "diff", "risk", "lock", "test", "lint", "probe", "convert"]
     assert [n for n, c in SUBCOMMANDS.items() if c.cell] == ["agent"]
     assert usage().startswith("usage: %tk load PATH | agents | matrix | explain AGENT TOOL |")
 

@@ -16,6 +16,7 @@ from . import replay, diff, risk, lock  # noqa: F401
 from . import test  # noqa: F401
 from . import lint  # noqa: F401
 from . import probe  # noqa: F401
+from . import convert  # noqa: F401
 # isort: on
 
 __all__ = ["SUBCOMMANDS", "MagicState", "Subcommand", "subcommand"]
