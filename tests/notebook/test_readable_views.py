@@ -354,3 +354,99 @@ def shop_replay() -> object:
     """tests/notebook/test_replay_views.py's replay: the shop project over its transcripts."""
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     return tk.replay(tk.load(fixtures / "shop"), fixtures / "claude-projects")
+
+
+# -- item 15: the heatmap -------------------------------------------------------------------------
+
+def _svg_texts(svg: str) -> list[tuple[str, str]]:
+    """(shown text, its <title>) of every <text> element of an SVG."""
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(svg)
+    out = []
+    for text in root.iter(f"{ns}text"):
+        title = text.find(f"{ns}title")
+        shown = "".join(t for t in [text.text or "", *(c.tail or "" for c in text)])
+        out.append((shown, "" if title is None else str(title.text)))
+    return out
+
+
+def test_heatmap_row_labels_are_distinct_with_full_names_as_tooltips(write: Write) -> None:
+    """Fleet agents named like a real organisation's (a long shared prefix, a number at the
+    end): cut at 25 characters they all read the same; shortened in the middle they don't."""
+    from toolkit.notebook import fleet
+
+    names = [f"customer-support-agent-eu-west-{i:03d}" for i in range(12)]
+    files = {"tools.yaml": "tool:\n  lookup: {group: [basic]}\n  refund: {group: [admin]}\n"}
+    files |= {f"agents/{n}.md": f"---\nname: {n}\ntools: [lookup{', refund' if i % 2 else ''}]"
+                                "\n---\n" for i, n in enumerate(names)}
+    with tk.load(write(files)) as proj:
+        heat = fleet.Heatmap(fleet.matrix_data(proj, groups=[("*",)]))
+        rows = [(shown, title) for shown, title in _svg_texts(heat.svg()) if title in names]
+        assert [t for _, t in rows] == sorted(names)  # every row labelled, full name as title
+        shown = [s for s, _ in rows]
+        assert len(set(shown)) == len(shown)  # no two rows look the same
+        assert all(len(s) <= fleet.LABEL_CHARS for s in shown)
+        assert all(s[-3:] == t[-3:] for s, t in rows)  # the distinguishing number is shown
+        assert len({t[:25] for t in names}) == 1  # what the old cut at 25 characters showed
+
+
+def test_heatmap_cells_have_tooltips_that_agree_with_explain(examples: Path) -> None:
+    from toolkit.notebook import fleet
+
+    with tk.load(examples / "trustgraph") as proj:
+        states = ["undefined", "analysis"]
+        heat = fleet.Heatmap(fleet.matrix_data(proj, groups=[("*",)], states=states),
+                             by="group")
+        svg = heat.svg()
+        tips = re.findall(r"<rect [^>]*><title>([^<]*)</title></rect>", svg)
+        assert len(tips) == heat.values.size
+        for state, row in zip(states, heat.values.index, strict=True):
+            for group in heat.values.columns:
+                members = [t for t in proj.tools if group in proj.tools[t].groups]
+                n = sum(proj.explain("react-agent", t, groups=["*"], state=state).allowed
+                        for t in members)
+                share = n / len(members)
+                assert (f"{row} · {group}: may call {n} of {len(members)} tool(s) "
+                        f"({share:.0%})") in tips
+
+
+def test_heatmap_uses_the_theme_colours_inline_and_escapes_names(write: Write) -> None:
+    """Inline SVG (an <img> can neither show <title> tooltips nor see the theme's colours);
+    text in --jp-ui-font-color1; a caption as wide as the SVG allows; untrusted names
+    escaped."""
+    from toolkit.notebook import fleet
+
+    evil = "<script>alert(1)</script>"
+    files = {"tools.yaml": f"tool:\n  lookup: {{group: ['{evil}']}}\n",
+             "agents/a.md": "---\nname: a\ntools: [lookup]\n---\n"}
+    with tk.load(write(files)) as proj:
+        heat = fleet.Heatmap(fleet.matrix_data(proj, groups=[("*",)]))
+        html = heat.html()
+        assert "<img" not in html and "<svg" in html and "<script>" not in html
+        assert "&lt;script&gt;" in html
+        svg = heat.svg()
+        head = svg[:svg.index(">")]
+        assert "color:var(--jp-ui-font-color1" in head
+        assert "fill='currentColor'" in svg and "var(--jp-layout-color0" in svg
+        width = float(re.search(r"width='(\d+)'", head).group(1))  # type: ignore[union-attr]
+        caption = _svg_texts(svg)[-1][0]
+        assert caption.startswith("share of each") and caption.endswith("for its share)")
+        assert 4 + fleet.CHAR_PX * len(caption) <= width  # the caption is not cut off
+
+
+def test_big_heatmap_has_one_tooltip_per_row(write: Write) -> None:
+    from toolkit.notebook import fleet
+
+    names = [f"agent-{i:03d}" for i in range(300)]
+    files = {"tools.yaml": "tool:\n" + "".join(f"  t{j}: {{group: [g{j}]}}\n" for j in range(4))}
+    files |= {f"agents/{n}.md": f"---\nname: {n}\ntools: [t{i % 4}]\n---\n"
+              for i, n in enumerate(names)}
+    with tk.load(write(files)) as proj:
+        heat = fleet.Heatmap(fleet.matrix_data(proj, groups=[("*",)]))
+        assert heat.values.size > fleet.MAX_CELL_TIPS
+        tips = re.findall(r"<rect [^>]*><title>([^<]*)</title></rect>", heat.svg())
+        assert len(tips) == len(heat.values) == 200  # max_rows
+        assert tips[1] == "agent-001 may call: g1 100%"
+        assert len(heat.html()) < 60_000

@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
     from ..policy import Policy
 
-__all__ = ["CODE_LABELS", "Context", "Heatmap", "MatrixData", "effect_counts", "matrix_data",
-           "preview_html", "summary_html", "tool_reach"]
+__all__ = ["CODE_LABELS", "Context", "Heatmap", "MatrixData", "distinct_labels", "effect_counts",
+           "matrix_data", "preview_html", "summary_html", "tool_reach"]
 
 #: The label of each cell code: the core's verdict labels, then ``conditional``.
 CODE_LABELS: tuple[str, ...] = (*LABELS, "conditional")
@@ -321,14 +321,27 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
 
+#: Heatmap labels: row labels and column heads at most this many characters (the full text is
+#: each label's tooltip); about this many pixels per character at the SVG's font size.
+LABEL_CHARS, HEAD_CHARS, CHAR_PX = 27, 22, 6
+#: Cells with a tooltip each up to this many; a bigger heatmap has one tooltip per row,
+#: naming its ROW_TIP_ITEMS largest shares (the SVG stays small).
+MAX_CELL_TIPS, ROW_TIP_ITEMS = 600, 3
+#: Text and background in JupyterLab's theme colours (light and dark), with fallbacks where
+#: the SVG is shown as an image (no theme): dark text on white.
+THEME_TEXT = "var(--jp-ui-font-color1, #1f2328)"
+THEME_BACKGROUND = "var(--jp-layout-color0, #ffffff)"
+
+
 class Heatmap:
     """Agents × servers (or groups): the share of each one's tools an agent may call.
 
     Rows are the matrix's columns (agents, or agent × context), at most
     ``max_rows``; columns are the tools' MCP servers (their source for tools
     of no server) when there are several, else the tools' groups. ``values``
-    is the table behind the picture; it renders as an SVG image (with a PNG of
-    the cells inside), a few kilobytes for 200 agents.
+    is the table behind the picture; it renders as an SVG (with a PNG of the
+    cells inside), shown inline in HTML so its tooltips work and its text
+    follows the theme; tens of kilobytes for 200 agents.
     """
 
     def __init__(self, data: MatrixData, by: str = "auto", max_rows: int = 200,
@@ -367,36 +380,82 @@ class Heatmap:
         return _png(rgb if rgb.size else np.zeros((1, 1, 3), dtype=np.uint8) + 255)
 
     def svg(self) -> str:
-        """The heatmap as an SVG document (every label escaped)."""
+        """The heatmap as an SVG document: every label escaped and distinct (long ones
+        shortened in the middle, the part that tells them apart kept), each with its full
+        text as a ``<title>`` tooltip, each cell (or, for a big fleet, each row) with its
+        share as a tooltip, and text in JupyterLab's theme colours (readable in Dark too)."""
         rows, cols = self.values.shape
         cw = max(10.0, min(28.0, 640 / max(cols, 1)))
         ch = max(1.5, min(16.0, 360 / max(rows, 1)))  # 200 agents fit in 360 px
         every = max(1, math.ceil(12 / ch))  # label every n-th row so labels never overlap
-        heads = {k: f"{_short(str(k), 20)} ({self.sizes[k]})" for k in self.values.columns}
-        left = min(170, 8 + 6 * max((len(str(a)) for a in self.values.index), default=4))
-        top = min(160, 14 + 6 * max((len(h) for h in heads.values()), default=4))
-        width, height = max(left + cw * cols + 8, 400), top + ch * rows + 28
+        names = [str(a) for a in self.values.index]
+        keys = [str(k) for k in self.values.columns]
+        row_labels = distinct_labels(names, LABEL_CHARS)
+        heads = [f"{k} ({self.sizes[key]})" for k, key in zip(
+            distinct_labels(keys, HEAD_CHARS), self.values.columns, strict=True)]
+        left = min(8 + CHAR_PX * LABEL_CHARS, 8 + CHAR_PX * max(map(len, row_labels), default=4))
+        top = min(160, 14 + CHAR_PX * max(map(len, heads), default=4))
+        caption = (f"share of each {self.by}'s tools the agent may call: white 0 %, green 100 %"
+                   " (hover a cell for its share)")
+        width = max(left + cw * cols + 8, 8 + CHAR_PX * len(caption), 400)
+        height = top + ch * rows + 28
         png = base64.b64encode(self._cells_png()).decode()
-        parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width:.0f}' "
-                 f"height='{height:.0f}' font-family='sans-serif' font-size='10'>",
+        parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='toolkit-heatmap-svg' "
+                 f"width='{width:.0f}' height='{height:.0f}' font-family='sans-serif' "
+                 f"font-size='10' role='img' style='color:{THEME_TEXT}'>"
+                 f"<title>Agents × {escape(self.by)}s: {escape(caption)}</title>"
+                 f"<rect width='100%' height='100%' style='fill:{THEME_BACKGROUND}'/>",
                  f"<image x='{left}' y='{top}' width='{cw * cols:.1f}' height='{ch * rows:.1f}'"
                  f" preserveAspectRatio='none' style='image-rendering:pixelated' "
-                 f"href='data:image/png;base64,{png}'/>"]
-        for i, agent in enumerate(self.values.index):
+                 f"href='data:image/png;base64,{png}'/>",
+                 # a frame, so white (0 %) cells stay visible on a white page
+                 f"<rect x='{left}' y='{top}' width='{cw * cols:.1f}' height='{ch * rows:.1f}' "
+                 "fill='none' stroke='currentColor' stroke-opacity='0.35'/>",
+                 "<g fill='currentColor'>"]
+        for i, (name, label) in enumerate(zip(names, row_labels, strict=True)):
             if i % every == 0:
                 parts.append(f"<text x='{left - 4}' y='{top + ch * (i + 0.5) + 3.5:.1f}' "
-                             f"text-anchor='end'>{escape(_short(str(agent), 26))}</text>")
-        for j, key in enumerate(self.values.columns):
+                             f"text-anchor='end'><title>{escape(name)}</title>"
+                             f"{escape(label)}</text>")
+        for j, (key, head) in enumerate(zip(keys, heads, strict=True)):
             x = left + cw * (j + 0.5) + 3.5
             parts.append(f"<text transform='translate({x:.1f},{top - 4}) rotate(-90)'>"
-                         f"{escape(heads[key])}</text>")
-        parts.append(f"<text x='{left}' y='{height - 8:.0f}'>share of each {self.by}'s tools "
-                     "the agent may call: white 0 %, green 100 %</text></svg>")
-        return "".join(parts)
+                         f"<title>{escape(key)}: {self.sizes[self.values.columns[j]]} tool(s)"
+                         f"</title>{escape(head)}</text>")
+        parts.append(f"<text x='4' y='{height - 8:.0f}'>{escape(caption)}</text></g>")
+        parts.append(self._tooltips(left, top, cw, ch))
+        return "".join(parts) + "</svg>"
+
+    def _tooltips(self, left: float, top: float, cw: float, ch: float) -> str:
+        """Transparent shapes over the cells whose ``<title>`` says what a cell shows: one per
+        cell up to :data:`MAX_CELL_TIPS` cells, else one per row (its largest shares)."""
+        values = self.values.to_numpy()
+        rows, cols = values.shape
+        names = [str(a) for a in self.values.index]
+        keys = [str(k) for k in self.values.columns]
+        sizes = [self.sizes[k] for k in self.values.columns]
+        out = ["<g fill='transparent'>"]
+        if rows * cols <= MAX_CELL_TIPS:
+            for i in range(rows):
+                for j in range(cols):
+                    n = round(values[i, j] * sizes[j])
+                    out.append(f"<rect x='{left + cw * j:.1f}' y='{top + ch * i:.1f}' "
+                               f"width='{cw:.1f}' height='{ch:.1f}'><title>"
+                               f"{escape(names[i])} · {escape(keys[j])}: may call {n} of "
+                               f"{sizes[j]} tool(s) ({values[i, j]:.0%})</title></rect>")
+        else:
+            for i in range(rows):
+                order = sorted(range(cols), key=lambda j: -values[i, j])[:ROW_TIP_ITEMS]
+                shares = ", ".join(f"{keys[j]} {values[i, j]:.0%}" for j in order
+                                   if values[i, j] > 0) or f"no {self.by}'s tools"
+                out.append(f"<rect x='{left}' y='{top + ch * i:.1f}' width='{cw * cols:.1f}' "
+                           f"height='{ch:.1f}'><title>{escape(names[i])} may call: "
+                           f"{escape(shares)}</title></rect>")
+        return "".join(out) + "</g>"
 
     def html(self) -> str:
-        """An ``<img>`` of the SVG, with a line on what it shows and what was left out."""
-        svg = base64.b64encode(self.svg().encode()).decode()
+        """The SVG inline (so its tooltips show and its text takes the theme's colours), with
+        a line on what it shows and what was left out."""
         more = []
         if self.more_rows:
             more.append(f"{self.more_rows} more agent column(s)")
@@ -404,16 +463,56 @@ class Heatmap:
             more.append(f"{self.more_columns} smaller {self.by}(s)")
         note = f" <small>(not shown: {escape(', '.join(more))})</small>" if more else ""
         return (f"<div class='toolkit-heatmap'><p><b>Agents × {escape(self.by)}s</b>{note}</p>"
-                f"<img alt='heatmap: agents by {escape(self.by)}' "
-                f"src='data:image/svg+xml;base64,{svg}'/></div>")
+                f"{self.svg()}</div>")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {"image/svg+xml": self.svg(), "text/html": self.html(),
                 "text/plain": f"Heatmap agents × {self.by}s\n{self.values.round(2)}"}
 
 
-def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+def distinct_labels(labels: Sequence[str], n: int) -> list[str]:
+    """Labels of at most ``n`` characters that tell their texts apart.
+
+    A long label keeps its start and end (``customer-supp…ge · analysis``); labels that
+    would then read the same show the part where their texts differ instead
+    (``…u-west-010 · defau…``), so no two different rows ever look identical.
+
+    >>> distinct_labels(["support-agent-eu-west-010 · default", "support-agent-eu-west-011 · "
+    ...                  "default", "short"], 20)
+    ['…u-west-010 · defau…', '…u-west-011 · defau…', 'short']
+    """
+    out = [_middle(t, n) for t in labels]
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(out):
+        groups.setdefault(label, []).append(i)
+    for same in groups.values():
+        texts = {labels[i] for i in same}
+        if len(texts) < 2:
+            continue
+        low, high = min(texts), max(texts)  # the common prefix of all: that of these two
+        first_difference = next((k for k, (a, b) in enumerate(zip(low, high, strict=False))
+                                 if a != b),
+                                min(len(low), len(high)))
+        start = max(0, first_difference - (n - 2) // 2)
+        for i in same:
+            piece = labels[i][start:]
+            head = "…" if start else ""
+            room = n - len(head)
+            out[i] = head + (piece if len(piece) <= room else piece[:room - 1] + "…")
+    seen: dict[str, str] = {}
+    for i, label in enumerate(out):  # a window that meets another label: number it
+        if seen.setdefault(label, labels[i]) != labels[i]:
+            tag = f"…#{i + 1}"
+            out[i] = label[:max(0, n - len(tag))] + tag
+    return out
+
+
+def _middle(text: str, n: int) -> str:
+    """``text`` shortened in the middle to ``n`` characters (its start and its end kept)."""
+    if len(text) <= n:
+        return text
+    head = (n - 1) // 2
+    return text[:head] + "…" + text[len(text) - (n - 1 - head):]
 
 
 # -- static HTML (bounded) -----------------------------------------------------------------------
