@@ -89,7 +89,7 @@ def test_matrix_explorer_summaries(trustgraph: tk.Project) -> None:
     assert reach.loc["graph-update", "may call"] == 0
     ex.summarise()
     assert "Per agent: tools by effect" in ex.summary.value
-    assert "data:image/svg+xml;base64," in ex.summary.value
+    assert "toolkit-heatmap-svg" in ex.summary.value  # the heatmap, inline
 
 
 def test_matrix_explorer_with_no_agents_or_no_tools(write: object) -> None:
