@@ -871,6 +871,13 @@ class Policy:
         """
         engine = self._engine(runtime)
         definition = self.agent(agent) if agent is not None else None
+        if definition is not None and not getattr(engine, "applies_agent_tools", False) \
+                and self.pool.index.lookup(tool) is not None:
+            # This runtime's engine reads no agent definitions: the agent's own tool list
+            # (its front matter, SPEC section 4) still decides first, as the matrix shows it.
+            gate = self.explain(agent, tool, runtime=runtime)
+            if not gate.effect.granted:
+                return replace(gate, runtime=engine.system)
         decision = engine.check_call(tool, args, definition, mode=mode, cwd=cwd, hook=hook,
                                      known=lambda name: self.pool.index.lookup(name) is not None)
         return replace(decision, runtime=engine.system)

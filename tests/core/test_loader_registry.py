@@ -73,9 +73,14 @@ def test_every_row_but_the_group_map_has_a_shipped_example() -> None:
     # shipped work-agent example keeps the spec's agent.json + catalog.json shape.
     # Claude Code's non-agent markdown (commands, skills, CLAUDE.md) and plugin layouts are
     # exercised by tests/core/test_claude_code_layout.py.
+    # The runtimes' own permission files (VS Code, OpenCode, Cursor) are exercised by
+    # tests/systems/<runtime>/ over real repositories' files (tests/fixtures/<runtime>/).
     assert {f.name for f in FORMATS.formats} - claimed == {"group-map", "work-agent-tool",
                                                            "work-agent-data",
-                                                           "claude-code-markdown"}
+                                                           "claude-code-markdown",
+                                                           "vscode-settings", "opencode-agent",
+                                                           "opencode-config",
+                                                           "cursor-permissions"}
 
 
 # Unrelated files as real repositories hold them: an npm package manifest, a VS Code

@@ -92,7 +92,8 @@ def test_every_matrix_cell_equals_explain_and_check_call(project: Path) -> None:
         "Shell": Effect.CONDITIONAL, "Read": Effect.CONDITIONAL, "Write": Effect.CONDITIONAL,
         "WebFetch": Effect.CONDITIONAL, "Grep": Effect.ALLOW, "Task": Effect.ALLOW,
         "@datadog/query": Effect.ALLOW, "@github/delete_repo": Effect.DENY,
-        "@github/search": Effect.ASK}
+        "@github/search": Effect.ASK,
+        "Delete": Effect.IMPLICIT_DENY}  # a built-in (the layout adds it) coder does not list
     assert cells == {t: e.value for t, e in expected.items()}
     calls = {"Shell": [{"command": "git status"}, {"command": "rm x"}, {"command": "make"}],
              "Read": [{"path": "src/a.ts"}, {"path": ".env"}],
@@ -148,3 +149,20 @@ def test_a_token_cursor_does_not_know_is_a_located_warning(tmp_path: Path) -> No
     [warning] = proj.engines["cursor"].problems
     assert (warning.file, warning.line, warning.severity) == (".cursor/cli.json", 4, "warning")
     assert "'Bash' is not a permission type" in warning.message
+
+
+def test_cursors_permission_files_mark_the_layout_and_bring_its_builtins(tmp_path: Path) -> None:
+    """``.cursor/cli.json`` (or ``permissions.json``) makes the folder Cursor's: its built-in
+    tools join the pool (the matrix shows them); a ``.cursor/rules/`` alone, common in
+    projects of other systems, does not."""
+    from toolkit.systems.cursor.tools import BUILTINS
+
+    (tmp_path / "a" / ".cursor").mkdir(parents=True)
+    (tmp_path / "a" / ".cursor" / "cli.json").write_text(CLI)
+    proj = tk.load(tmp_path / "a")
+    assert proj.preset.name == "cursor" and "cursor layout" in proj.preset_reason
+    assert set(BUILTINS) <= set(proj.pool)
+    (tmp_path / "b" / ".cursor" / "rules").mkdir(parents=True)
+    (tmp_path / "b" / ".cursor" / "rules" / "style.mdc").write_text("Use tabs.\n")
+    other = tk.load(tmp_path / "b")
+    assert other.preset.name == "strict" and "Shell" not in set(other.pool)

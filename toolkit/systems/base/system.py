@@ -56,6 +56,10 @@ class PermissionEngine(Protocol):
     (decided by :func:`toolkit.core.decision.decide_call`); the name-level questions
     (``explain``, the matrix) take from the engine its bare deny / ask rules and the
     tools whose calls depend on their arguments (shown ``conditional``).
+
+    An engine that applies an agent's own tool list in ``check_call`` says so with a class
+    attribute ``applies_agent_tools = True``; for any other, ``Policy.check_call`` applies
+    the agent's tool list first (the name-level answer the matrix shows).
     """
 
     #: the system whose engine this is (``"claude-code"``)

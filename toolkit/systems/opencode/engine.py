@@ -123,6 +123,10 @@ class _Args:
 class OpenCodePermissions(ConditionalRules):
     """The configuration and agents of one OpenCode project, and the questions asked of them."""
 
+    #: check_call applies an agent's own tools / permissions itself (Policy.check_call
+    #: applies the agent's tool list first for engines that do not)
+    applies_agent_tools = True
+
     system = "opencode"
 
     def __init__(self, config: OpenCodeConfig) -> None:

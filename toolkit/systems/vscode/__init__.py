@@ -27,10 +27,18 @@ def _engine_file(file: SourceFile, defs: Definitions) -> None:
     """``.vscode/settings.json`` is the permission engine's (read there, errors located)."""
 
 
+def _is_agent_settings(file: SourceFile) -> bool:
+    """A ``.vscode/settings.json`` that sets Copilot agent-mode tool settings (``chat.tools.*``
+    or ``chat.agent.terminal.*``): others (most VS Code projects') are not this system's."""
+    return file.place.endswith(".vscode/settings.json") and (
+        "chat.tools." in file.text or "chat.agent.terminal." in file.text)
+
+
 SYSTEM = System(
     name="vscode",
     title="VS Code (Copilot agent mode)",
-    formats=(Format("vscode-settings", _engine_file, paths=(".vscode/settings.json",)),),
+    formats=(Format("vscode-settings", _engine_file, sniff=_is_agent_settings,
+                    suffixes=(".json",)),),
     engine=open_engine,
     empty_engine=empty_engine,
     modes=MODES,

@@ -52,6 +52,10 @@ _FAMILY = {"Bash": SHELL_TOOLS, "Read": READ_TOOLS, "Edit": EDIT_TOOLS}
 class ClaudePermissions(ConditionalRules):
     """The settings of one Claude Code project and the questions asked about them."""
 
+    #: check_call applies an agent's own tools / permissions itself (Policy.check_call
+    #: applies the agent's tool list first for engines that do not)
+    applies_agent_tools = True
+
     system = "claude-code"
 
     def __init__(self, settings: Settings) -> None:
