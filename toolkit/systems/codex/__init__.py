@@ -21,6 +21,7 @@ from ..base.risks import ALL, WRITE
 from ..base.system import Layout, System
 from .config import APPROVAL_POLICIES, project_folders
 from .engine import empty_engine, open_engine
+from .transcript import TranscriptReader
 
 __all__ = ["SYSTEM"]
 
@@ -67,4 +68,5 @@ SYSTEM = System(
     empty_engine=empty_engine,
     modes=APPROVAL_POLICIES,
     risks={"shell": ALL, "apply_patch": WRITE},
+    transcripts=TranscriptReader,
 )
