@@ -271,3 +271,20 @@ def test_cli_diff_against_origin_main_in_a_git_repository(
     write_json(settings, permissions(deny=["Bash(curl *)"]))
     code, out, _ = run("diff", "--git", "origin/main", "--fail-on-new-access")
     assert code == 0 and "NEW implies OLD" in out
+
+
+def test_a_gemini_project_with_workspace_policies_diffs_without_error(tmp_path: Path) -> None:
+    """A disabled workspace policy's rules have no kind (a missing value in the rule frame);
+    diffing two versions of such a project compares them (pandas 3 kept the missing kind as
+    NaN through astype(str), which broke sorting the rule texts)."""
+    for name, decision in (("old", "ask_user"), ("new", "allow")):
+        root = tmp_path / name
+        (root / ".gemini" / "policies").mkdir(parents=True)
+        (root / ".gemini" / "settings.json").write_text("{}\n")
+        (root / ".gemini" / "policies" / "team.toml").write_text(
+            f'[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"\n'
+            f'decision = "{decision}"\npriority = 100\n')
+    d = tk.diff(tk.load(tmp_path / "old"), tk.load(tmp_path / "new"))
+    # Gemini CLI does not load workspace policies: turning the ask into an allow there
+    # grants nothing
+    assert d.arguments.empty and d.new_access.empty

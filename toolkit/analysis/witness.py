@@ -416,7 +416,10 @@ def _rule_texts(policy: Policy, runtime: str) -> list[tuple[str, str]]:
     if engine is None:
         return []
     frame = engine.frame(policy.definitions.agents.values())
-    return sorted(zip(frame["kind"].astype(str), frame["text"].astype(str), strict=True))
+    # str() of each value: pandas 3's astype(str) keeps a missing kind (a disabled Gemini
+    # CLI workspace policy's) as NaN, which does not sort among strings
+    return sorted((str(kind), str(text)) for kind, text in
+                  zip(frame["kind"].tolist(), frame["text"].tolist(), strict=True))
 
 
 def _compare_runtime(old: Policy, new: Policy, runtime: str,
