@@ -26,6 +26,8 @@ PARSER.add_argument("--home", default=None,
 PARSER.add_argument("--no-home", action="store_true", help="Claude Code: no user settings layer")
 PARSER.add_argument("--managed", default=None,
                     help="Claude Code: a managed-settings.json file or its folder")
+PARSER.add_argument("--no-managed", action="store_true",
+                    help="no managed (system-wide) settings layer for any runtime")
 PARSER.add_argument("--claude", default="", metavar="'FLAGS'",
                     help="Claude Code command-line flags as one quoted string")
 PARSER.add_argument("--runtime-args", default="", metavar="'FLAGS'",
@@ -47,7 +49,7 @@ def run(magics: MagicState, rest: str, cell: str | None) -> Project:
                          ) if connect else None
     flags = words(args.claude) + words(args.runtime_args)
     project = load(args.path, preset=preset, home=False if args.no_home else args.home,
-                   managed=args.managed, cli=flags)
+                   managed=False if args.no_managed else args.managed, cli=flags)
     magics.close()
     magics.project = project
     if not (project.agents or project.tools or project.server_configs):
