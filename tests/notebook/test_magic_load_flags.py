@@ -20,7 +20,7 @@ def test_no_managed_loads_without_a_managed_layer(ip: Any, write: Write, tmp_pat
     root = write({".claude/settings.json": json.dumps({"permissions": {"allow": ["Bash"]}})})
     ip.run_line_magic("tk", f"load {root} --no-home --managed {managed}")
     with_layer = ip.user_ns["magics"].project.check_call("Bash", {"command": "curl x"})
-    assert with_layer.effect is Effect.EXPLICIT_DENY
+    assert with_layer.effect is Effect.DENY
     ip.run_line_magic("tk", f"load {root} --no-home --no-managed")
     without = ip.user_ns["magics"].project.check_call("Bash", {"command": "curl x"})
     assert without.rule.text == "Bash" and without.allowed
