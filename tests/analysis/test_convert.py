@@ -25,7 +25,7 @@ from toolkit.core.decision import Effect
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 REAL = sorted([*(FIXTURES / "convert").glob("*.settings.json"),
                *(FIXTURES / "claude-settings-real").glob("*.settings.json")])
-TARGET_NAMES = ("gemini-cli", "codex", "opencode")
+TARGET_NAMES = ("gemini-cli", "codex", "opencode", "cursor")
 
 
 def _project(tmp_path: Path, settings: dict | str) -> Path:

@@ -2,9 +2,9 @@
 
 Like a transpiler between SQL dialects: the source runtime's rules are read once into a
 neutral form (:mod:`.rules`), one writer per target spells them in that runtime's own files
-(:mod:`.gemini`, :mod:`.codex`, :mod:`.opencode`, :mod:`.claude`), and the result is proved,
-not hoped: the files are loaded back with the target's own engine and every corpus call is
-decided by both (:mod:`.compare`). Three guarantees, each tested:
+(:mod:`.gemini`, :mod:`.codex`, :mod:`.opencode`, :mod:`.cursor`, :mod:`.claude`), and the
+result is proved, not hoped: the files are loaded back with the target's own engine and every
+corpus call is decided by both (:mod:`.compare`). Three guarantees, each tested:
 
 - nothing silently lost: a rule the target cannot express exactly is in ``losses`` with what
   was done (``stricter``, ``dropped``, ``split``) and its file:line;
@@ -26,7 +26,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import claude, codex, gemini, opencode
+from . import claude, codex, cursor, gemini, opencode
 from .compare import CHECK_COLUMNS, Call, corpus, run_check
 from .rules import SOURCES, SourceRule, read_rules
 from .target import Loss, Written
@@ -43,6 +43,7 @@ TARGETS: Mapping[str, Callable[[list[SourceRule], Path, str | None], Written]] =
     "gemini-cli": gemini.write,
     "codex": codex.write,
     "opencode": opencode.write,
+    "cursor": cursor.write,
     "claude-code": claude.write,
 }
 LOSS_COLUMNS = ("rule", "kind", "file", "line", "action", "written", "why", "tags")
