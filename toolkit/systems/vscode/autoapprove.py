@@ -117,7 +117,7 @@ def convert_entry_to_regex(value: str) -> JsRegex:
     """``_doConvertAutoApproveEntryToRegex``: a key of the setting as the regex VS Code tests.
 
     >>> convert_entry_to_regex("npm run build").source
-    'npm run build\\\\b'
+    '^npm run build\\\\b'
     >>> convert_entry_to_regex("/^git/i").flags
     'i'
     """
