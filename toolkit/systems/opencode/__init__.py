@@ -20,6 +20,7 @@ from .engine import MODES, empty_engine, open_engine
 from .loader import load_project
 from .names import opencode_names
 from .tools import RISKS, add_builtins
+from .transcript import TranscriptReader
 
 __all__ = ["SYSTEM"]
 
@@ -49,5 +50,6 @@ SYSTEM = System(
     name_rules=opencode_names,
     modes=MODES,
     risks=RISKS,
+    transcripts=TranscriptReader,
 )
 
