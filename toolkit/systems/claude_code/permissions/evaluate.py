@@ -75,6 +75,9 @@ class RuleSet:
         # (kind, tool, exact only) -> every such command rule as one regex (built on first use)
         self._alternations: dict[tuple[str, str, bool], re.Pattern[str] | None] = {}
         self._static: dict[tuple[str, str], tuple[int, PermissionRule] | None] = {}
+        # (kind, cwd) -> path rules by a segment their pattern spells out, and the others
+        self._segments: dict[tuple[str, str], tuple[dict[str, list[tuple[int, PermissionRule]]],
+                                                    list[tuple[int, PermissionRule]]]] = {}
 
     def command(self, kind: str, tool: str, texts: Iterable[str], *, exact_only: bool = False
                 ) -> tuple[int, PermissionRule] | None:
@@ -92,6 +95,33 @@ class RuleSet:
         if not found:
             return None
         return min(found), self._positions[min(found)]
+
+    def first_path(self, kind: str, match: Match, paths: Sequence[str], cwd: str
+                   ) -> Rule | None:
+        """``first(kind, {"path": match})`` for a ``match`` that asks a rule's
+        ``path_matches(p, cwd)`` of some of ``paths`` only: a rule whose pattern spells out a
+        whole path segment (:meth:`PermissionRule.path_segment`) is tried only when one of
+        ``paths`` holds that segment (it matches no other path)."""
+        key = (kind, cwd)
+        if key not in self._segments:
+            by_segment: dict[str, list[tuple[int, PermissionRule]]] = {}
+            other: list[tuple[int, PermissionRule]] = []
+            for position, rule in self._by.get((kind, "path"), ()):
+                segment = rule.path_segment(cwd)
+                if segment is None:
+                    other.append((position, rule))
+                else:
+                    by_segment.setdefault(segment, []).append((position, rule))
+            self._segments[key] = by_segment, other
+        by_segment, other = self._segments[key]
+        tried = dict(other)
+        for path in paths:
+            for segment in path.split("/"):
+                tried.update(by_segment.get(segment, ()))
+        for position in sorted(tried):
+            if match(tried[position]):
+                return tried[position].rule
+        return None
 
     def position(self, rule: Rule) -> int:
         """Where ``rule`` stands in layer order (for two matches found separately)."""
@@ -524,8 +554,8 @@ def _file_command_facts(ctx: CallContext, facts: CallFacts, reads: Sequence[str]
                                                   for p in write_paths))
 
     rules = ctx.rules
-    deny = rules.first("deny", {"path": restricts})
-    ask = rules.first("ask", {"path": asks})
+    deny = rules.first_path("deny", restricts, touched, ctx.cwd)
+    ask = rules.first_path("ask", asks, touched, ctx.cwd)
     return replace(
         facts, deny=_earlier(rules, facts.deny, deny), ask=_earlier(rules, facts.ask, ask),
         inside=facts.inside and all(inside(p, ctx.dirs) for p in touched),

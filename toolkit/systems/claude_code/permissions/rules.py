@@ -165,7 +165,18 @@ class PermissionRule:
         """A path pattern against an absolute POSIX path, relative patterns from ``cwd``."""
         if self.form != "path" or self.anchors is None:
             return False
-        return _anchored(str(self.spec), self.kind, self.anchors, cwd).matches(path)
+        anchored = _anchored(str(self.spec), self.kind, self.anchors, cwd)
+        if not all(word in path for word in _literal_words(anchored.pattern)):
+            return False  # a word the pattern spells out is not in the path
+        return anchored.matches(path)
+
+    def path_segment(self, cwd: str) -> str | None:
+        """A path segment every path the rule matches (relative patterns from ``cwd``) holds:
+        the longest segment its gitignore pattern spells out in full (``secret0`` of
+        ``Read(./secret0/**)``: pathspec requires it between slashes, or at an end), or None."""
+        if self.form != "path" or self.anchors is None:
+            return None
+        return _full_segment(_anchored(str(self.spec), self.kind, self.anchors, cwd).pattern)
 
     def domain_matches(self, host: str) -> bool:
         """A ``domain:`` pattern against a hostname (case-insensitive, trailing dot ignored)."""
@@ -442,6 +453,37 @@ def _domain_regex(spec: str) -> re.Pattern[str]:
 
 def _label_glob(host: str) -> str:
     return "[^.]*".join(re.escape(p) for p in host.split("*"))
+
+
+@lru_cache(maxsize=4096)
+def _literal_words(pattern: str) -> tuple[str, ...]:
+    """The words (letters, digits, ``.``, ``_``, ``-``) a gitignore ``pattern`` spells out
+    literally: pathspec turns each into literal text its regex requires (``*``, ``?`` and
+    ``**`` only add wildcards between them), so a path that lacks one cannot match. None
+    are given for a pattern with a character class or an escape (``[ab]``, ``\\*``), whose text is
+    not all literal.
+
+    >>> _literal_words("**/secret0/**"), _literal_words("*.env"), _literal_words("[ab].py")
+    (('secret0',), ('.env',), ())
+    """
+    if "[" in pattern or "\\" in pattern:
+        return ()
+    return tuple(_WORD.findall(pattern))
+
+
+_WORD = re.compile(r"[A-Za-z0-9._-]+")
+
+
+@lru_cache(maxsize=4096)
+def _full_segment(pattern: str) -> str | None:
+    """The longest segment of a gitignore ``pattern`` made of literal characters only (letters,
+    digits, ``.``, ``_``, ``-``; not ``.`` or ``..``), or None.
+
+    >>> _full_segment("**/secret0/**"), _full_segment("src/*.py"), _full_segment("*.env")
+    ('secret0', 'src', None)
+    """
+    segments = [s for s in pattern.split("/") if _WORD.fullmatch(s) and s not in (".", "..")]
+    return max(segments, key=len) if segments else None
 
 
 @lru_cache(maxsize=4096)
