@@ -13,5 +13,6 @@ from toolkit.systems.claude_code.permissions import bash, evaluate, rules
 
 def clear_caches() -> None:
     for cached in (shell.parse, bash.forms, evaluate._pure_part, rules._glob,
-                   rules._command_regex, rules._domain_regex, rules._anchored):
+                   rules._command_regex, rules._domain_regex, rules._anchored,
+                   rules._literal_words, rules._full_segment):
         cached.cache_clear()
