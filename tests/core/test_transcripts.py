@@ -85,7 +85,8 @@ def test_a_file_of_something_else_is_one_problem(write: Write) -> None:
     log = read_calls(root)
     assert len(log) == 0
     assert [(p.file, p.line) for p in log.problems] == [("notes.jsonl", 1)]
-    assert "not a Claude Code transcript" in log.problems[0].message
+    assert "not a Claude Code, Codex, Gemini CLI or OpenCode transcript" in \
+        log.problems[0].message
 
 
 def test_call_table_jsonl_csv_and_dataframe(write: Write) -> None:

@@ -198,7 +198,9 @@ def _read_jsonl(file: Path, display: str, log: CallLog,
         if reader is None:
             kind = _kind(data, systems)
             if kind is None:
-                titles = " or ".join(registry.by_name(n).title for n in systems) or "an agent"
+                names = [registry.by_name(n).title for n in systems]
+                titles = (", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1
+                          else names[0] if names else "an agent")
                 log.problem(display, number, f"not a {titles} transcript, toolkit audit log "
                                              "or call log (no 'type' + 'message', 'event' or "
                                              "'tool' key); file skipped")
