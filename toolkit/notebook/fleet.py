@@ -55,9 +55,6 @@ CODE_EFFECTS: tuple[Effect, ...] = tuple(effect_of_label(label) for label in COD
 EFFECTS: tuple[Effect, ...] = tuple(Effect)
 #: Static renderings show at most this many rows / columns of any table.
 PREVIEW_ROWS, PREVIEW_COLUMNS, SUMMARY_ROWS = 25, 30, 40
-#: What a cell shows, besides its colour, so the effect is readable without colour too.
-MARKS = {Effect.ALLOW: "✓", Effect.ASK: "?", Effect.CONDITIONAL: "if", Effect.DENY: "✗",
-         Effect.IMPLICIT_DENY: "·"}
 
 
 class Context(NamedTuple):

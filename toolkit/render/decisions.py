@@ -14,14 +14,20 @@ import re
 from collections.abc import Callable, Mapping
 from html import escape
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..core.decision import Decision, Effect, Reason, Verdict, effect_of_label
 from ..core.models import groups_label
 
-__all__ = ["MISSING", "PALETTE", "STEP_NAMES", "ResolutionView", "deciding_step",
-           "decision_dict", "decision_html", "effect_html", "label_html", "legend_html",
-           "reason_html", "reason_words", "relative_paths", "resolution_html", "step_name"]
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.io.formats.style import Styler
+    from pandas.io.formats.style_render import CSSDict
+
+__all__ = ["MARKS", "MISSING", "PALETTE", "STEP_NAMES", "STYLED_COLUMNS", "STYLED_ROWS",
+           "ResolutionView", "deciding_step", "decision_dict", "decision_html", "effect_html",
+           "label_html", "legend_html", "matrix_styler", "reason_html", "reason_words",
+           "relative_paths", "resolution_html", "step_name"]
 
 
 class ResolutionView(Protocol):
@@ -51,6 +57,10 @@ PALETTE = MappingProxyType({
     Effect.DENY: "#cf222e",
     Effect.IMPLICIT_DENY: "#6e7781",
 })
+
+#: What a cell shows besides its colour, so the effect reads without colour too.
+MARKS = MappingProxyType({Effect.ALLOW: "\u2713", Effect.ASK: "?", Effect.CONDITIONAL: "if",
+                          Effect.DENY: "\u2717", Effect.IMPLICIT_DENY: "\u00b7"})
 
 
 #: How every view spells a missing value (None, NaN, NA alike).
@@ -166,11 +176,55 @@ def label_html(label: str) -> str:
     return effect_html(effect_of_label(label), label)
 
 
-def legend_html() -> str:
-    """The legend shared by every view: each effect's colour and name."""
-    items = " ".join(f"<span style='color:{PALETTE[e]}'>&#9632;</span>&nbsp;{escape(e.value)}"
+def legend_html(marks: bool = False) -> str:
+    """The legend shared by every view: each effect's colour and name (``marks``: and the
+    mark a matrix cell shows for it)."""
+    items = " ".join(f"<span style='color:{PALETTE[e]}'>&#9632;</span>&nbsp;"
+                     + (f"{escape(MARKS[e])}&nbsp;" if marks else "") + escape(e.value)
                      for e in Effect)
     return f"<p class='toolkit-legend'><small>{items}</small></p>"
+
+
+#: A styled matrix shows at most this many rows and columns (the DataFrame holds them all).
+STYLED_ROWS, STYLED_COLUMNS = 25, 30
+
+
+def matrix_styler(effects: pd.DataFrame, text: pd.DataFrame | None = None,
+                  rows: int = STYLED_ROWS, columns: int = STYLED_COLUMNS) -> Styler:
+    """A matrix as a pandas ``Styler``: its first ``rows`` tools × ``columns`` columns, each
+    cell on its effect's colour (:data:`PALETTE`) showing its mark (:data:`MARKS`), or its
+    text in ``text`` (``proj.reasons()``'s labels, say); a caption says how many more.
+
+    ``effects`` holds effect names (``proj.effects()``). A view: the values shown are
+    ``effects``' (or ``text``'s), bounded, whatever the matrix's size; every name and value
+    is escaped. Each cell carries the class ``toolkit-effect-<effect>``.
+
+    >>> import pandas as pd
+    >>> effects = pd.DataFrame({"a": ["allow", "conditional"]}, index=["Read", "Bash"])
+    >>> html = matrix_styler(effects).to_html()
+    >>> "toolkit-effect-conditional" in html and ">if</td>" in html
+    True
+    """
+    n_rows, n_columns = effects.shape
+    shown = effects.iloc[:rows, :columns]
+    kinds = shown.map(lambda value: Effect(value))
+    values = kinds.map(MARKS.__getitem__) if text is None else text.iloc[:rows, :columns]
+    styler = values.style.set_td_classes(kinds.map(lambda e: f"toolkit-effect-{e.value}"))
+    styler = styler.format(escape="html").format_index(escape="html", axis=0).format_index(
+        escape="html", axis=1)
+    styles: list[CSSDict] = [
+        {"selector": f"td.toolkit-effect-{e.value}",
+         "props": f"background-color:{PALETTE[e]};color:#fff;text-align:center"}
+        for e in Effect]
+    styles.append({"selector": "th.row_heading", "props": "text-align:left;font-family:monospace"})
+    styler = styler.set_table_styles(styles)
+    more = [f"{n} more {what}" for n, what in ((n_rows - len(shown), "tool(s)"),
+                                                (n_columns - shown.shape[1], "column(s)"))
+            if n > 0]
+    if more:
+        styler = styler.set_caption(f"\u2026 and {', '.join(more)}: the DataFrame holds them "
+                                    "all")
+    return styler
 
 
 #: Table cells of prose read from the left (JupyterLab right-aligns table cells).

@@ -14,8 +14,8 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from ...render.decisions import PALETTE
-from ..fleet import CODE_EFFECTS, CODE_LABELS, MARKS, MatrixData
+from ...render.decisions import MARKS, PALETTE
+from ..fleet import CODE_EFFECTS, CODE_LABELS, MatrixData
 
 __all__ = ["MatrixGrid"]
 
