@@ -10,7 +10,9 @@ corpus call is decided by both (:mod:`.compare`). Three guarantees, each tested:
   was done (``stricter``, ``dropped``, ``split``) and its file:line;
 - proved: ``check`` lists every call deciding differently, with both decisions, and whether a
   loss explains it (``listed``); ``toolmatrix convert --strict`` fails on one that is not;
-- never more permissive: where a rule cannot be written exactly the output asks or denies.
+- never more permissive: where a rule cannot be written exactly the output asks or denies; a
+  call the target runs unasked whatever is written (OpenCode runs a line of assignments only)
+  is a ``permissive`` loss, the only kind that can explain allowing more.
 
 >>> import toolkit as tk                                      # doctest: +SKIP
 >>> conv = tk.convert(tk.load("repo"), to="gemini-cli")       # doctest: +SKIP
@@ -97,14 +99,16 @@ class Conversion:
 
     @property
     def allows_more(self) -> int:
-        """Calls the target runs unasked and the source does not (never, by design)."""
+        """Calls the target runs unasked and the source does not: only where a ``permissive``
+        loss says the target does so whatever rule is written (else they are unlisted)."""
         return self.counts["allows_more"]
 
     @property
     def ok(self) -> bool:
-        """Every difference is a listed loss, none allows more, and the target read every
-        written rule (what ``toolmatrix convert --strict`` requires)."""
-        return not self.unlisted and not self.allows_more and not self.problems
+        """Every difference is a listed loss (a call allowed more only by a ``permissive``
+        one) and the target read every written rule (what ``toolmatrix convert --strict``
+        requires)."""
+        return not self.unlisted and not self.problems
 
     def write(self, out: str | os.PathLike[str]) -> list[Path]:
         """Write the files under ``out`` (a ``~/`` path under ``out/home``); the paths."""

@@ -9,7 +9,8 @@ import re
 from .rules import ShellPattern, SourceRule
 from .target import Loss
 
-__all__ = ["ANY", "command_regex", "js_escape", "json_text", "path_regex", "toml_string"]
+__all__ = ["ANY", "command_regex", "js_escape", "json_text", "path_regex", "quoted_wildcard_allow",
+           "toml_string"]
 
 #: any run of characters inside one value of Gemini CLI's stable JSON, escapes included: its
 #: ``stableStringify`` puts a NUL after every value (policy/stable-stringify.ts) and JSON escapes
@@ -116,5 +117,20 @@ def dead_wrapper_allow(rule: SourceRule, losses: list[Loss]) -> bool:
         return False
     losses.append(Loss("dropped", f"Claude Code strips {words[0]!r} before matching, so this "
                                   "allow rule never sees it; a target that keeps the wrapper "
+                                  "would allow more: not written", rule))
+    return True
+
+
+def quoted_wildcard_allow(rule: SourceRule, losses: list[Loss]) -> bool:
+    """An allow rule with a wildcard and a quote (``Bash(git commit -m ' *)``): Claude Code
+    matches a wildcard rule against the command as its parser spells it, quotes removed, so
+    such a rule rarely matches what it seems to; a target matching the raw text would match
+    more (``git commit -m ' && rm -rf x'``). Not written (listed ``dropped``)."""
+    text = rule.shell.text
+    if rule.effect.value != "allow" or rule.shell.kind in ("any", "exact") or not (
+            "'" in text or '"' in text or "\\" in text):
+        return False
+    losses.append(Loss("dropped", "Claude Code matches this wildcard rule against the command "
+                                  "with its quotes removed; a target matching the raw text "
                                   "would allow more: not written", rule))
     return True

@@ -12,7 +12,9 @@ answers come from the runtimes' engines.
 Decisions are compared as ``allow`` (runs unasked), ``ask`` and ``deny`` (explicit or not).
 A difference is *listed* when a loss speaks of one of the source rules involved (the rule the
 call came from, or a rule deciding it or one of its parts) or a semantics loss names one of the
-call's shapes (:func:`tags`).
+call's shapes (:func:`tags`). A call the target allows and the source does not is listed only
+by a ``permissive`` loss (a target behaviour no written rule can stop): no other loss excuses
+allowing more.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ def tags(call: Call, decision: Decision) -> set[str]:
         found.add("default")
     if _reason(decision, Reason.READ_ONLY):
         found.add("read-only")
+    if _reason(decision, Reason.UNPARSEABLE):
+        found.add("unparseable")
     return found
 
 
@@ -92,6 +96,8 @@ def _command_shapes(command: str) -> set[str]:
         words = part.split()
         if words and "=" in words[0] and not words[0].startswith("="):
             found.add("assignment")
+            if all("=" in w and not w.startswith("=") for w in words):
+                found.add("assignment-only")
         if words and words[0] in WRAPPERS:
             found.add("wrapper")
         if any(w.startswith(("/", "~", "..")) for w in words[1:]):
@@ -123,6 +129,12 @@ def _rules_of(decision: Decision) -> set[tuple[str | None, int | None, str]]:
     for part in decision.parts:
         found |= _rules_of(part)
     return found
+
+
+def _excuses(loss: Loss, direction: str) -> bool:
+    """Whether ``loss`` can explain a difference going ``direction``: allowing more only a
+    ``permissive`` loss (a target behaviour no written rule can stop) can."""
+    return direction != "allows more" or loss.action == "permissive"
 
 
 def _key(rule: SourceRule) -> tuple[str | None, int | None, str]:
@@ -245,15 +257,17 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
             if coarse(before.effect) == coarse(after.effect):
                 counts["same"] += 1
                 continue
+            direction = ("allows more" if after.effect is Effect.ALLOW else "weaker") if (
+                rank(after.effect) > rank(before.effect)) else "stricter"
             involved = _rules_of(before) | ({_key(call.origin)} if call.origin else set())
             written_by = _written_by(after, written)
             involved |= {_key(r) for r in written_by}
-            loss = next((rule_losses[k] for k in involved if k in rule_losses), None)
+            loss = next((rule_losses[k] for k in involved
+                         if k in rule_losses and _excuses(rule_losses[k], direction)), None)
             shapes = tags(call, before)
             if loss is None:
-                loss = next((s for s in semantics if shapes & set(s.tags)), None)
-            direction = ("allows more" if after.effect is Effect.ALLOW else "weaker") if (
-                rank(after.effect) > rank(before.effect)) else "stricter"
+                loss = next((s for s in semantics
+                             if shapes & set(s.tags) and _excuses(s, direction)), None)
             counts[direction.replace(" ", "_")] += 1
             counts["unlisted"] += loss is None
             rows.append({

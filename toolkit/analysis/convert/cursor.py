@@ -217,12 +217,11 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
         Loss("semantics", "Claude Code runs its read-only commands (ls, cat, grep, git status, "
                           "...) unasked; Cursor asks for every terminal command no allow token "
                           "matches, and none is written", tags=("read-only",)),
-        Loss("semantics", "more permissive, not expressible: Cursor reads files outside the "
-                          "workspace unasked (read tools need no approval) where Claude Code "
-                          "asks; only denying every read would stop it", tags=("path",)),
-        Loss("semantics", "more permissive, not expressible: Cursor's Grep is governed by no "
-                          "token, so a Read deny does not stop a search as it does in Claude "
-                          "Code"),
+        Loss("permissive", "Cursor reads files outside the workspace unasked (read tools need "
+                           "no approval) where Claude Code asks; only denying every read would "
+                           "stop it", tags=("path",)),
+        Loss("permissive", "Cursor's Grep is governed by no token, so a Read deny does not "
+                           "stop a search as it does in Claude Code"),
     ]
     out = _Out()
     edits_free = _edits_free(rules, mode)

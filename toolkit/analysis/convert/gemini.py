@@ -33,6 +33,7 @@ from .common import (
     js_escape,
     json_text,
     path_regex,
+    quoted_wildcard_allow,
     toml_string,
     wrapper_loss,
 )
@@ -71,8 +72,10 @@ def _rule(rule: SourceRule | None, tool: str | tuple[str, ...], effect: Effect, 
           priority: int | None = None, prefix: str | None = None, args: str | None = None,
           note: str = "") -> str:
     names = tool if isinstance(tool, str) else list(tool)
-    lines = [f"# {rule.text}  ({rule.where}, {rule.effect.value}){note}" if rule else
-             f"# {note}", "[[rule]]", f"toolName = {json.dumps(names)}"]
+    # a comment is one line: a rule's text may hold a newline (a heredoc in a Bash rule)
+    comment = f"{rule.text}  ({rule.where}, {rule.effect.value}){note}" if rule else note
+    comment = comment.replace("\r", "\\r").replace("\n", "\\n")
+    lines = [f"# {comment}", "[[rule]]", f"toolName = {json.dumps(names)}"]
     if prefix is not None:
         lines.append(f"commandPrefix = {toml_string(prefix)}")
     if args is not None:
@@ -83,7 +86,7 @@ def _rule(rule: SourceRule | None, tool: str | tuple[str, ...], effect: Effect, 
 
 
 def _shell(rule: SourceRule, losses: list[Loss]) -> list[str]:
-    if dead_wrapper_allow(rule, losses):
+    if dead_wrapper_allow(rule, losses) or quoted_wildcard_allow(rule, losses):
         return []
     pattern = rule.shell
     if rule.effect is Effect.DENY and pattern.kind == "prefix" and pattern.boundary:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.decision import Effect
-from .common import dead_wrapper_allow, wrapper_loss
+from .common import dead_wrapper_allow, quoted_wildcard_allow, wrapper_loss
 from .rules import ShellPattern, SourceRule
 from .target import Loss, Written
 
@@ -85,7 +85,7 @@ def _place(rule: SourceRule, shell: dict[Effect, dict[str, str]],
     """Put ``rule``'s patterns under its permission key (or list why it cannot be)."""
     action = _ACTION[rule.effect]
     if rule.family == "shell":
-        if dead_wrapper_allow(rule, losses):
+        if dead_wrapper_allow(rule, losses) or quoted_wildcard_allow(rule, losses):
             return
         if "?" in rule.shell.text and rule.effect is Effect.ALLOW:
             losses.append(Loss("dropped", "'?' is a wildcard in OpenCode, a letter in Claude "
@@ -145,6 +145,13 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
         Loss("semantics", "OpenCode asks external_directory for a path argument outside the "
                           "project (cd, rm, cp, mv, mkdir, touch, chmod, chown, cat) before "
                           "the command's own rule", tags=("path",)),
+        Loss("permissive", "OpenCode asks for commands only: a line of variable assignments "
+                           "alone (FOO=1 BAR=2) runs unasked whatever is written, where Claude "
+                           "Code asks", tags=("assignment-only",)),
+        Loss("permissive", "a line the shell cannot parse (an unclosed quote) is never approved "
+                           "by Claude Code; OpenCode matches its text against the patterns, "
+                           "so an allow pattern can run it (the shell then refuses it)",
+             tags=("unparseable",)),
     ]
     shell: dict[Effect, dict[str, str]] = {e: {} for e in _ORDER}
     tools: dict[str, dict[Effect, dict[str, str]]] = {}

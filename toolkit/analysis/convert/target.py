@@ -3,7 +3,11 @@
 A writer (one module per target runtime) turns the neutral source rules into its runtime's
 files and says, rule by rule, what it could not write exactly (:class:`Loss`): what was done
 instead (``stricter``: kept as ask or deny, or a broader deny; ``dropped``: left to the
-target's default, which asks; ``split``: one rule written as several) and why. A loss of the
+target's default, which asks; ``split``: one rule written as several) and why. A behaviour of
+the target that runs a call unasked where the source asks, and that no rule written in the
+target can stop, is a ``permissive`` loss: the only loss that can explain a call the target
+allows more (any other loss explains a call decided more strictly, or asked where the source
+refuses). A loss of the
 runtime's semantics rather than of one rule (``timeout git status`` is unwrapped by Claude
 Code, not by Gemini CLI) names the shapes of call it explains (``tags``); the comparison tags
 every corpus call with its shapes, so a difference counts as listed only when a loss says so.
@@ -20,10 +24,10 @@ from .rules import SourceRule
 __all__ = ["ACTIONS", "TAGS", "Loss", "Written"]
 
 #: what a writer did with a rule it could not write exactly
-ACTIONS = ("stricter", "dropped", "split", "semantics")
+ACTIONS = ("stricter", "dropped", "split", "semantics", "permissive")
 #: the shapes of a corpus call a semantics loss can name (see ``compare.tags``)
-TAGS = ("wrapper", "assignment", "redirect", "substitution", "compound", "default",
-        "read-only", "path", "quoted")
+TAGS = ("wrapper", "assignment", "assignment-only", "redirect", "substitution", "compound",
+        "default", "read-only", "path", "quoted", "unparseable")
 
 
 @dataclass(frozen=True)
