@@ -1,0 +1,32 @@
+"""bench/convert_corpus.py: the table of tk.convert over the real settings files adds up the
+conversions' own counts (the figures the report and the README quote)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import toolkit as tk
+from bench.convert_corpus import measure, real_files, table
+from toolkit.analysis.convert import convert
+
+
+def test_the_corpus_table_sums_each_conversions_counts(tmp_path: Path) -> None:
+    files = real_files()
+    assert len(files) >= 30
+    chosen = [f for f in files if f.name.startswith(("soochol", "sonarsource"))]
+    results = measure(chosen, ("codex",))
+    expected = {"compared": 0, "same": 0, "unlisted": 0}
+    for index, settings in enumerate(chosen):
+        root = tmp_path / str(index)
+        (root / ".claude").mkdir(parents=True)
+        shutil.copy(settings, root / ".claude" / "settings.json")
+        conv = convert(tk.load(root, home=False, managed=False), to="codex")
+        for key in expected:
+            expected[key] += conv.counts[key]
+    counts = results["codex"]["counts"]
+    assert {k: counts[k] for k in expected} == expected
+    row = next(line for line in table(results, 2).splitlines() if line.startswith("| codex"))
+    share = expected["same"] / expected["compared"]
+    assert row.startswith(f"| codex | {expected['compared']} | {expected['same']} "
+                          f"({share:.1%}) | {expected['compared'] - expected['same']} | 0 |")
