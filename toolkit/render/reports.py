@@ -13,7 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..core.decision import Effect
-from .decisions import effect_html, legend_html
+from .decisions import MISSING, effect_html, legend_html, reason_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,9 +30,16 @@ _EFFECTS = {e.value: e for e in Effect}
 MAX_ROWS = 50
 
 
+def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    return value is None or (not isinstance(value, (str, list, tuple, dict))
+                             and bool(pd.isna(value)))
+
+
 def _cell(column: str, value: Any, coloured: Iterable[str]) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "<td></td>"
+    if _missing(value):
+        return f"<td>{MISSING}</td>"
     text = str(value)
     if column in coloured and text in _EFFECTS:
         return f"<td>{effect_html(_EFFECTS[text])}</td>"
@@ -49,9 +56,15 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str] | None = None, *,
     colour = set(coloured)
     head = "".join(f"<th>{escape(str(c))}</th>" for c in shown)
     rows = frame[shown].head(max_rows).itertuples(index=False, name=None)
-    body = "".join("<tr>" + "".join(_cell(c, v, colour) for c, v in zip(shown, row,
-                                                                         strict=True)) + "</tr>"
-                   for row in rows)
+    # a verdict's deciding step in the words every view uses ("not in the allow list")
+    verdict = "effect" in shown and "reason" in shown
+    body = "".join(
+        "<tr>" + "".join(
+            f"<td>{reason_html(row[shown.index('effect')], v)}</td>"
+            if verdict and c == "reason" and not _missing(v)
+            and str(row[shown.index("effect")]) in _EFFECTS
+            else _cell(c, v, colour) for c, v in zip(shown, row, strict=True)) + "</tr>"
+        for row in rows)
     more = len(frame) - max_rows
     tail = f"<p><small>... and {more} more row(s)</small></p>" if more > 0 else ""
     return (f"<table class='{css}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
