@@ -450,3 +450,24 @@ def test_big_heatmap_has_one_tooltip_per_row(write: Write) -> None:
         assert len(tips) == len(heat.values) == 200  # max_rows
         assert tips[1] == "agent-001 may call: g1 100%"
         assert len(heat.html()) < 60_000
+
+
+def test_replay_tables_use_the_same_words_and_missing_mark(write: Write, examples: Path) -> None:
+    """Item 14 and 18 in the replay views: each call's deciding step in words, with
+    proj.reasons()'s label, and one mark for a missing value (no time in this log)."""
+    from toolkit.notebook import ReplayExplorer
+
+    proj = tk.load(examples / "trustgraph")
+    rp = tk.replay(proj, _replay_log(write, examples))
+    for html in (ReplayExplorer(rp).static_html(), rp._repr_mimebundle_()["text/html"]):
+        page = _rows(html)
+        head = page.rows[0][1]
+        calls = [r for r in page.rows[1:] if len(r[1]) == len(head)]
+        assert len(calls) == len(rp.calls)
+        for (_, cells, spans), call in zip(calls, rp.calls.itertuples(), strict=True):
+            d = proj.explain("react-agent", call.tool, groups=call.groups.split(","),
+                             state=call.state)
+            assert cells[head.index("reason")] == reason_words(d.effect, d.reason)
+            labels = [s["data-label"] for s in spans if s.get("class") == "toolkit-reason"]
+            assert labels == [d.label]
+            assert cells[head.index("session")] == MISSING
