@@ -108,7 +108,7 @@ def test_json_is_the_conversion(tmp_path: Path) -> None:
 
 def test_strict_passes_when_every_difference_is_a_listed_loss(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    for target in ("gemini-cli", "codex", "opencode", "claude-code"):
+    for target in ("gemini-cli", "codex", "opencode", "cursor", "claude-code"):
         code, _, err = run(str(root), "--to", target, "--strict")
         assert (code, err) == (0, ""), target
 
