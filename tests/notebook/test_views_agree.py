@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
+from tests.notebook.conftest import TestingShell
+from tests.notebook.test_matrix_view import cells, html_of
 from tests.support.runtimes import RUNTIMES, three_runtimes
 from toolkit.notebook import MatrixExplorer, SpawnTree, WorkflowStepper, fleet
 from toolkit.notebook.widgets.base import first_names
 from toolkit.notebook.widgets.stepper import MAX_BUTTONS
 from toolkit.policy import MAIN
-from toolkit.render.decisions import PALETTE
+from toolkit.render.decisions import MARKS, PALETTE, STYLED_COLUMNS, STYLED_ROWS
 
 EXAMPLES = ["trustgraph", "emergent", "work-agent", "adh-cli", "mux", "claude-code"]
 
@@ -79,6 +81,31 @@ def test_matrix_explorer_cells_and_static_html_agree_with_explain(examples: Path
                 assert grid.palette[code] == PALETTE[d.effect], (tool, context)
                 if row < rows and column < columns:
                     assert next(cells) == (tool, d.effect), (tool, context)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_tk_matrix_view_agrees_with_explain(ip: TestingShell, examples: Path,
+                                            example: str) -> None:
+    """``%tk matrix``'s rich display (issue 23 item 17): each shown cell's colour class and
+    mark is the effect explain() gives, and agrees with the frame's True/False."""
+    ip.run_cell(f"%tk load {examples / example}")
+    proj = ip.user_ns["magics"].project
+    states = ",".join(proj.states)
+    ip.run_cell(f"m = %tk matrix --groups 'default; *; none' --states {states}")
+    table = ip.user_ns["m"]
+    shown = cells(html_of(ip, table))
+    assert len(shown) == min(STYLED_ROWS, table.shape[0]) * min(STYLED_COLUMNS,
+                                                                table.shape[1]) > 0
+    names = list(table.columns.names)
+    for (row, column), (effect, mark) in shown.items():
+        tool, key = table.index[row], table.columns[column]
+        context = dict(zip(names, key if isinstance(key, tuple) else (key,), strict=True))
+        groups = context.get("groups", "default")
+        d = proj.explain(context["agent"], tool,
+                         groups=[] if groups == "(none)" else groups.split(","),
+                         state=context.get("state"))
+        assert (effect, mark) == (d.effect.value, MARKS[d.effect]), (tool, key)
+        assert bool(table.iat[row, column]) == d.allowed, (tool, key)
 
 
 @pytest.mark.parametrize("example", EXAMPLES)

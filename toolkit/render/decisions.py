@@ -190,14 +190,16 @@ STYLED_ROWS, STYLED_COLUMNS = 25, 30
 
 
 def matrix_styler(effects: pd.DataFrame, text: pd.DataFrame | None = None,
-                  rows: int = STYLED_ROWS, columns: int = STYLED_COLUMNS) -> Styler:
+                  rows: int = STYLED_ROWS, columns: int = STYLED_COLUMNS,
+                  shape: tuple[int, int] | None = None) -> Styler:
     """A matrix as a pandas ``Styler``: its first ``rows`` tools × ``columns`` columns, each
     cell on its effect's colour (:data:`PALETTE`) showing its mark (:data:`MARKS`), or its
     text in ``text`` (``proj.reasons()``'s labels, say); a caption says how many more.
 
     ``effects`` holds effect names (``proj.effects()``). A view: the values shown are
     ``effects``' (or ``text``'s), bounded, whatever the matrix's size; every name and value
-    is escaped. Each cell carries the class ``toolkit-effect-<effect>``.
+    is escaped. Each cell carries the class ``toolkit-effect-<effect>``. ``shape``: the whole
+    matrix's (rows, columns) when ``effects`` holds only its first cells.
 
     >>> import pandas as pd
     >>> effects = pd.DataFrame({"a": ["allow", "conditional"]}, index=["Read", "Bash"])
@@ -205,7 +207,7 @@ def matrix_styler(effects: pd.DataFrame, text: pd.DataFrame | None = None,
     >>> "toolkit-effect-conditional" in html and ">if</td>" in html
     True
     """
-    n_rows, n_columns = effects.shape
+    n_rows, n_columns = shape or effects.shape
     shown = effects.iloc[:rows, :columns]
     kinds = shown.map(lambda value: Effect(value))
     values = kinds.map(MARKS.__getitem__) if text is None else text.iloc[:rows, :columns]
