@@ -469,6 +469,8 @@ def _cd_elsewhere(ctx: CallContext, commands: Sequence[SimpleCommand]) -> bool:
     """Whether some part changes into another directory (then git parts and output
     redirections are not taken as read-only: permissions#read-only-commands)."""
     for c in commands:
+        if "cd" not in c.argv:
+            continue  # forms(c).argv is a tail of c.argv: it cannot start with cd
         argv = forms(c).argv
         if argv[:1] == ("cd",):
             target = argv[1] if len(argv) > 1 else (ctx.home or "~")
