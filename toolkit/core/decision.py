@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from .models import NO_RULE, Rule, groups_label
@@ -29,6 +30,7 @@ from .models import NO_RULE, Rule, groups_label
 __all__ = [
     "LABELS",
     "STEPS",
+    "STEP_NAMES",
     "VERDICTS",
     "CallFacts",
     "CallVerdict",
@@ -43,6 +45,8 @@ __all__ = [
     "decide",
     "decide_call",
     "effect_of_label",
+    "reason_words",
+    "step_name",
 ]
 
 
@@ -316,6 +320,74 @@ def combine_parts(effects: Sequence[Effect]) -> int:
     if not effects:
         raise ValueError("a command has at least one part")
     return min(range(len(effects)), key=lambda i: (_BLOCKING.index(effects[i]), i))
+
+
+#: What each step of a trace checks, in words: the one name every view gives a step
+#: (``Step.name`` / ``Decision.reason``). A name not listed here shows as it is.
+STEP_NAMES = MappingProxyType({
+    "pool": "tool pool", "deny": "deny list", "allow": "allow list",
+    "ceiling": "parent's tools", "coordination": "coordination tools", "group": "groups",
+    "state": "workflow state", "approval": "approval", "ask": "ask list",
+    "deny-rule": "deny list", "ask-rule": "ask list", "allow-rule": "allow list",
+    "read-only": "read-only command", "working-dir": "working directories",
+    "no-prompt": "tool that never asks", "mode": "permission mode",
+    "protected-path": "protected path", "dangerous-rm": "critical path removal",
+    "classifier": "auto-mode classifier", "unparseable": "shell parser",
+    "hook": "PreToolUse hook", "agent-tools": "subagent's tools", "split": "compound command",
+    "decision": "decision",
+})
+
+#: What the deciding step means for the tool, in words a person reads right (a tool that no
+#: allow rule reaches reads "not in the allow list", never "allow").
+_DECIDED = MappingProxyType({
+    (Effect.ALLOW, Reason.ALLOW): "in the allow list",
+    (Effect.ASK, Reason.APPROVAL): "in the allow list, needs approval",
+    (Effect.DENY, Reason.DENY): "in the deny list",
+    (Effect.IMPLICIT_DENY, Reason.POOL): "not in the tool pool",
+    (Effect.IMPLICIT_DENY, Reason.ALLOW): "not in the allow list",
+    (Effect.IMPLICIT_DENY, Reason.CEILING): "not among the parent's tools",
+    (Effect.IMPLICIT_DENY, Reason.COORDINATION): "coordination tool removed",
+    (Effect.IMPLICIT_DENY, Reason.GROUP): "not in the requested groups",
+    (Effect.IMPLICIT_DENY, Reason.STATE): "not available in this state",
+    (Effect.CONDITIONAL, Reason.ALLOW): "in the allow list for some arguments",
+    (Effect.CONDITIONAL, Reason.APPROVAL): "in the allow list for some arguments",
+})
+#: A call's deciding step (SPEC section 11) in words, whatever the effect.
+_CALL_DECIDED = MappingProxyType({
+    Reason.DENY_RULE: "a deny rule matches", Reason.ASK_RULE: "an ask rule matches",
+    Reason.ALLOW_RULE: "an allow rule matches", Reason.READ_ONLY: "a read-only command",
+    Reason.WORKING_DIR: "a read inside the working directories",
+    Reason.NO_PROMPT: "a tool that never asks", Reason.MODE: "the permission mode decides",
+    Reason.PROTECTED_PATH: "writes a protected path",
+    Reason.DANGEROUS_RM: "removes a critical path",
+    Reason.CLASSIFIER: "auto mode's classifier decides",
+    Reason.UNPARSEABLE: "the command cannot be parsed",
+    Reason.HOOK: "the PreToolUse hook's answer", Reason.AGENT_TOOLS: "the subagent's tools",
+})
+
+
+def step_name(name: str) -> str:
+    """A trace step's name in words (:data:`STEP_NAMES`): ``"allow"`` -> ``"allow list"``."""
+    return STEP_NAMES.get(name, name)
+
+
+def reason_words(effect: Effect | str, reason: Reason | str) -> str:
+    """Why a tool or call has its effect, in words: the deciding step as a person reads it.
+
+    The table label ``proj.reasons()`` gives for the same verdict (``Verdict.label``)
+    is the short form of the same thing (``implicit`` for ``not in the allow list``).
+
+    >>> reason_words(Effect.IMPLICIT_DENY, Reason.ALLOW)
+    'not in the allow list'
+    >>> reason_words(Effect.ALLOW, Reason.ALLOW)
+    'in the allow list'
+    """
+    try:
+        effect, reason = Effect(effect), Reason(reason)
+    except ValueError:  # not a verdict (an audit record's free text): shown as it is
+        return str(reason)
+    return _DECIDED.get((effect, reason)) or _CALL_DECIDED.get(reason) or step_name(reason.value)
+
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from ...core.decision import reason_words
 from ...errors import ServerUnavailableError, ToolNotFoundError, nearest_names
 from ._registry import MagicState, subcommand
 
@@ -63,8 +64,8 @@ def not_found_message(project: Project, session: Session, exc: ToolNotFoundError
 
     For example (tested in ``tests/notebook/test_magics.py``)::
 
-        tool not found: reset-workflow — blocked for this session by step 'state': state
-          'results' is not in available_in_states ['undefined'] (tools.yaml:31) —
+        tool not found: reset-workflow — blocked for this session: not available in this
+          state: state 'results' is not in available_in_states ['undefined'] (tools.yaml:31) —
           %tk explain react-agent reset-workflow --groups '*' --state results
     """
     # The child's lineage as it was at spawn time, so the answer is the session's own.
@@ -81,7 +82,8 @@ def _blocked(session: Session, decision: Decision) -> str:
         return ("it joined the project after this session started; a session keeps the tools "
                 "it started with: %tk start a new session")
     where = f" ({decision.rule.where})" if decision.rule.file else ""
-    why = f"blocked for this session by step '{decision.reason}': {decision.message}{where}"
+    why = (f"blocked for this session: {reason_words(decision.effect, decision.reason)}: "
+           f"{decision.message}{where}")
     if session.parent is not None:  # %tk explain cannot name a child's lineage; `why` does
         return why
     groups = ",".join(decision.groups) or "none"
