@@ -126,7 +126,8 @@ def test_start_call_spawn_audit_with_a_live_server(ip: TestingShell) -> None:
     assert not result.is_error  # type: ignore[attr-defined]
     assert session.state == "analysis"
     with pytest.raises(UsageError, match=r"^tool not found: knowledge-query — blocked for this "
-                                         r"session: not available in this state: state 'analysis' is not in"):
+                                         r"session: not available in this state: "
+                                         r"state 'analysis' is not in"):
         ip.run_cell("%tk call knowledge-query {}")  # not available in analysis
     with pytest.raises(UsageError, match="arguments must be a JSON object"):
         ip.run_cell("%tk call text-completion [1]")
@@ -335,12 +336,14 @@ def test_call_of_a_blocked_tool_says_which_step_blocks_it(ip: TestingShell) -> N
     with pytest.raises(UsageError) as info:
         ip.run_cell("%tk call reset-workflow")
     assert str(info.value) == (
-        "tool not found: reset-workflow — blocked for this session: not available in this state: state "
+        "tool not found: reset-workflow — blocked for this session: not available in this "
+        "state: state "
         "'undefined' is not in available_in_states ['analysis', 'results'] (tools.yaml:41) — "
         "%tk explain react-agent reset-workflow --groups 'admin' --state undefined")
     ip.run_cell("%tk start react-agent --groups read-only --state results")
     with pytest.raises(UsageError, match=r"^tool not found: reset-workflow — blocked for this "
-                                         r"session: not in the requested groups: tool groups \['admin'\] "
+                                         r"session: not in the requested groups: "
+                                         r"tool groups \['admin'\] "
                                          r"do not meet requested \['read-only'\]"):
         ip.run_cell("%tk call reset-workflow")
 
@@ -352,7 +355,8 @@ def test_call_from_a_child_is_explained_with_its_lineage(ip: TestingShell) -> No
     with pytest.raises(UsageError) as info:
         ip.run_cell("%tk call reset-workflow")
     assert str(info.value) == (
-        "tool not found: reset-workflow — blocked for this session: not among the parent's tools: parent "
+        "tool not found: reset-workflow — blocked for this session: not among the parent's "
+        "tools: parent "
         "'react-agent' does not hold reset-workflow (groups read-only, state undefined)")
 
 
