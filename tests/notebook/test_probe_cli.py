@@ -18,8 +18,6 @@ from toolkit.cli import main
 from toolkit.core.decision import Effect
 from toolkit.render.decisions import PALETTE
 
-pytest_plugins = ["tests.notebook.conftest"]
-
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
