@@ -1,14 +1,17 @@
 """Claude Code's fast paths decide exactly as the plain evaluation does (issue 21's speed target).
 
-A file command (``tee``, ``cat``, ``rm`` ...) meets the Read and Edit deny / ask rules with
-its paths. ``RuleSet.first_path`` tries only the path rules whose pattern's whole literal
-segment (``secret0`` of ``Read(./secret0/**)``) is a segment of one of the paths, and
-``PermissionRule.path_matches`` turns a path down at once when it lacks a word the pattern
-spells out. The reference is the same evaluation with ``first_path`` replaced by
-``first(kind, {"path": match})`` over every path rule and no word test. Both decide a
-generated corpus of Bash calls (figure 9's 250 rules plus path rules of every anchor and
-shape) in every mode, from the project folder and from a subfolder, and must give equal
-decisions (effect, reason, message, rule, trace, parts).
+A command's spellings meet the ``Bash(...)`` rules through one regex per first word
+(``RuleSet.command``: only the rules whose pattern spells out the command's first word, and
+those that spell out none). A file command (``tee``, ``cat``, ``rm`` ...) meets the Read and
+Edit deny / ask rules with its paths: ``RuleSet.first_path`` tries only the path rules whose
+pattern's whole literal segment (``secret0`` of ``Read(./secret0/**)``) is a segment of one
+of the paths, and ``PermissionRule.path_matches`` turns a path down at once when it lacks a
+word the pattern spells out. The reference is the same evaluation with every command rule
+matched on its own in order, ``first_path`` replaced by ``first(kind, {"path": match})``
+over every path rule, and no word test. Both decide a generated corpus of Bash calls
+(figure 9's 250 rules plus command and path rules of every shape) in every mode, from the
+project folder and from a subfolder, and must give equal decisions (effect, reason,
+message, rule, trace, parts).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +49,34 @@ PATH_RULES = {
     "ask": ["Edit(/conf0/*.yml)", "Edit(out.txt)", "Edit(//tmp/**)", "Read(~/x)",
             "Edit(sub/**)", "Edit(**/o.txt)", "Read(in.txt)", "Edit(y.txt)", "Edit(*.txt)"],
 }
+#: command rules of every shape: a first word spelled out or not, legacy ``:*``, exact
+COMMAND_RULES = {
+    "allow": ["Bash(git*)", "Bash(* --help *)", "Bash(npm:*)", "Bash(ls)", "Bash(git * main)",
+              "Bash(echo *)", "Bash(cat)", "Bash(tool3 *)", "Bash(te*)", "Bash(git status)"],
+    "ask": ["Bash(*--force*)", "Bash(rm:*)", "Bash(cp *)", "Bash(LANG=C *)"],
+    "deny": ["Bash(git push --force *)", "Bash(*secret0*)", "Bash(curl*)", "Bash(sudo *)"],
+}
 PATHS = ["secret0/k", "./conf0/a.yml", "/conf0/b.yml", "out.txt", "~/x", "~/.ssh/id", "/etc/hosts",
          ".env", "a/.env", "src/a.py", "b/c", "a*b", "gen2/f", "..", ".", "x/q/y.txt", "y.txt",
          "/tmp/z", "sub/o.txt", "secretive/k", "../up/secret1/k", "in.txt"]
 
 
 class PlainRuleSet(RuleSet):
-    """``first_path`` as ``first`` over every path rule (no segment index)."""
+    """``first_path`` as ``first`` over every path rule (no segment index), and ``command``
+    as a loop over the command rules in order, each matched on its own."""
 
     def first_path(self, kind: str, match: Match, paths: Sequence[str], cwd: str
                    ) -> Rule | None:
         return self.first(kind, {"path": match})
+
+    def command(self, kind: str, tool: str, texts: Iterable[str], *, exact_only: bool = False
+                ) -> tuple[int, rules.PermissionRule] | None:
+        texts = list(texts)
+        for position, rule in self._by.get((kind, "command"), ()):
+            if rule.tool == tool and (not exact_only or rule.exact_command) and any(
+                    rule.command_matches(t) for t in texts):
+                return position, rule
+        return None
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +87,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     (root / "sub").mkdir()
     home.mkdir()
     data = claude_settings()
-    for kind, added in PATH_RULES.items():
+    for kind in ("allow", "ask", "deny"):
+        added = [*PATH_RULES.get(kind, ()), *COMMAND_RULES[kind]]
         data["permissions"][kind] = [*added, *data["permissions"][kind]]
     (root / ".claude" / "settings.json").write_text(json.dumps(data))
     found = project_settings(root, home=home, managed=False)
@@ -142,6 +163,29 @@ def test_a_matching_path_holds_the_pattern_segment_and_words() -> None:
                     pattern, cwd, path)
                 assert rule.path_matches(path, cwd)
     assert matched > 500
+
+
+def test_a_matching_command_starts_with_the_pattern_first_word() -> None:
+    """What the command index claims, on random patterns and commands: a command a pattern
+    matches has the pattern's first word (when it spells one out) as its own first word."""
+    rnd = random.Random(13)
+    words = ["git", "g", "gi", "status", "s", "", "-", "main", "a b", "x"]
+    specs = []
+    for _ in range(400):
+        spec = ""
+        for _ in range(rnd.randint(1, 4)):
+            spec += rnd.choice(words) + rnd.choice(["", " ", "*", " *", "* "])
+        specs.append(spec + rnd.choice(["", ":*", " *"]))
+    texts = [" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 4))) for _ in range(300)]
+    matched = 0
+    for spec in specs:
+        word = rules.command_first_word(spec)
+        regex = rules._command_regex(spec, False)
+        for text in texts:
+            if regex.fullmatch(text):
+                matched += 1
+                assert word is None or text.split(" ", 1)[0] == word, (spec, text)
+    assert matched > 2000
 
 
 def test_first_path_tries_fewer_rules(settings: Settings) -> None:

@@ -49,6 +49,7 @@ from .rules import (
     PermissionRule,
     canonical_tool,
     command_alternation,
+    command_first_word,
 )
 from .settings import MODES, Settings
 from .settings import Hook as SettingsHook
@@ -74,6 +75,9 @@ class RuleSet:
                 self._where[id(rule.rule)] = position
         # (kind, tool, exact only) -> every such command rule as one regex (built on first use)
         self._alternations: dict[tuple[str, str, bool], re.Pattern[str] | None] = {}
+        # the same rules as one regex per first word of the commands they can match
+        self._by_word: dict[tuple[str, str, bool],
+                            dict[str | None, re.Pattern[str] | None] | None] = {}
         self._static: dict[tuple[str, str], tuple[int, PermissionRule] | None] = {}
         # (kind, cwd) -> path rules by a segment their pattern spells out, and the others
         self._segments: dict[tuple[str, str], tuple[dict[str, list[tuple[int, PermissionRule]]],
@@ -88,10 +92,17 @@ class RuleSet:
             chosen = [(p, r) for p, r in self._by.get((kind, "command"), ())
                       if r.tool == tool and (not exact_only or r.exact_command)]
             self._alternations[key] = command_alternation(chosen)
-        regex = self._alternations[key]
-        if regex is None:
+            self._by_word[key] = _by_first_word(chosen)
+        whole = self._alternations[key]
+        if whole is None:
             return None
-        found = [int(str(m.lastgroup)[1:]) for t in texts if (m := regex.fullmatch(t))]
+        by_word = self._by_word[key]
+        found = []
+        for text in texts:  # by_word: only the rules a command of this first word can match
+            regex = whole if by_word is None else by_word.get(text.split(" ", 1)[0],
+                                                              by_word[None])
+            if regex is not None and (m := regex.fullmatch(text)):
+                found.append(int(str(m.lastgroup)[1:]))
         if not found:
             return None
         return min(found), self._positions[min(found)]
@@ -161,6 +172,28 @@ class RuleSet:
                     best = (position, rule)
                     break
         return None if best is None else best[1].rule
+
+
+def _by_first_word(rules: Sequence[tuple[int, PermissionRule]]
+                   ) -> dict[str | None, re.Pattern[str] | None] | None:
+    """Command rules as one regex per first word (the text before the first space) of the
+    commands they can match, each with the rules that name no first word, in order; ``None``:
+    the rules naming none alone. None when a rule ignores case (PowerShell)."""
+    if any(r.tool == "PowerShell" for _, r in rules):
+        return None
+    by_word: dict[str, list[tuple[int, PermissionRule]]] = {}
+    anywhere: list[tuple[int, PermissionRule]] = []
+    for position, rule in rules:
+        word = command_first_word(str(rule.spec))
+        if word is None:
+            anywhere.append((position, rule))
+        else:
+            by_word.setdefault(word, []).append((position, rule))
+    out: dict[str | None, re.Pattern[str] | None] = {
+        word: command_alternation(sorted([*named, *anywhere], key=lambda pr: pr[0]))
+        for word, named in by_word.items()}
+    out[None] = command_alternation(anywhere)
+    return out
 
 
 @dataclass(frozen=True)

@@ -427,6 +427,24 @@ def _command_regex(spec: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(p) for p in spec.split("*")), flags)
 
 
+def command_first_word(spec: str) -> str | None:
+    """The first word (the text before the first space) of every command a command pattern
+    matches, when the pattern spells it out: ``git`` of ``git status *``, ``ls`` of ``ls *``
+    (``ls`` or ``ls ...``) or of the exact ``ls``; None for ``git*`` or ``* --help *``.
+
+    >>> command_first_word("npm run *"), command_first_word("ls:*"), command_first_word("np*")
+    ('npm', 'ls', None)
+    """
+    if spec.endswith(":*"):
+        spec = spec[:-2] + " *"
+    if spec.endswith(" *") and "*" not in spec[:-2]:
+        spec = spec[:-2]  # the bare command, or it and " ..."
+    head, star, _ = spec.partition("*")
+    if " " in head:
+        return head.split(" ", 1)[0]
+    return None if star else head
+
+
 def command_alternation(rules: Sequence[tuple[int, PermissionRule]]) -> re.Pattern[str] | None:
     """One regex for many command rules: alternative ``r<position>`` is each rule's pattern,
     in order, so ``fullmatch(text).lastgroup`` names the first rule that matches the text
