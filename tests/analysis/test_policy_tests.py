@@ -348,12 +348,13 @@ def test_codex_examples_count_as_tests(tmp_path: Path) -> None:
     assert cov["examples"].tolist() == [2, 1, 0, 0] and report.percent == 75
 
 
-def test_pre_commit_hooks_offer_check_and_test() -> None:
+def test_pre_commit_hooks_offer_check_test_and_probe() -> None:
     import yaml
 
     hooks = yaml.safe_load((Path(__file__).parents[2] / ".pre-commit-hooks.yaml").read_text())
     assert {h["id"]: h["entry"] for h in hooks} == {"toolmatrix-check": "toolmatrix check",
-                                                     "toolmatrix-test": "toolmatrix test"}
+                                                     "toolmatrix-test": "toolmatrix test",
+                                                     "toolmatrix-probe": "toolmatrix probe"}
     assert all(h["pass_filenames"] is False for h in hooks)
 
 
