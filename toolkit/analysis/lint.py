@@ -41,10 +41,10 @@ A subagent's own front-matter rules are not linted (settings rules only).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.models import Rule
 
@@ -58,6 +58,7 @@ __all__ = ["LINT_COLUMNS", "STATUSES", "lint", "lint_findings"]
 STATUSES = ("dead", "shadowed", "redundant", "conflict", "ok")
 LINT_COLUMNS = ("runtime", "rule", "kind", "layer", "file", "line", "status", "by", "by_where",
                 "witness", "verified", "note")
+_T = TypeVar("_T")
 _RANK = {"deny": 2, "ask": 1, "allow": 0}
 _EFFECT = {"deny": ("explicit-deny",), "ask": ("ask",), "allow": ("allow",)}
 #: Readable witnesses, most readable first: words separated by single spaces.
@@ -97,14 +98,24 @@ def _quotient(fsm: Any, suffixes: Sequence[str]) -> Any:
 
 def _literal_prefix(regex: str) -> str:
     """The literal text every string of ``regex`` starts with (conservative: stops at the
-    first construct that is not a plain or escaped punctuation character)."""
+    first construct that is not a plain or escaped punctuation character, or the opening of
+    a non-capturing group without alternation that no quantifier follows)."""
     out = []
+    entered = 0  # plain groups entered and not yet closed
     i = 4 if regex.startswith("(?s)") else 0
     while i < len(regex):
         c = regex[i]
         if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
             out.append(regex[i + 1])
             i += 2
+            continue
+        if regex.startswith("(?:", i) and _plain_group(regex, i):
+            entered += 1
+            i += 3  # its first literals are the regex's too
+            continue
+        if c == ")" and entered:
+            entered -= 1
+            i += 1
             continue
         if c in ".^$*+?{}[]()|\\":
             break
@@ -116,51 +127,235 @@ def _literal_prefix(regex: str) -> str:
     return "".join(out)
 
 
-def _witness(fsm: Any) -> str | None:
-    """A shortest readable string of ``fsm``'s language, else a shortest one; None if empty."""
-    if fsm.empty():
+def _plain_group(regex: str, start: int) -> bool:
+    """Whether the group opening at ``start`` has no ``|`` of its own and no quantifier
+    after its closing parenthesis (so every string of the regex begins with the group's)."""
+    depth, i, in_class = 0, start, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return not (i + 1 < len(regex) and regex[i + 1] in "*?{+")
+        elif c == "|" and depth == 1:
+            return False
+        i += 1
+    return False
+
+
+def _witness(language: Any) -> str | None:
+    """A shortest readable string of ``language`` (an automaton or a :class:`_Rest`), else a
+    shortest one; None if it is empty."""
+    keep, drop = _parts(language)
+    if not _exists(keep, drop):
         return None
     for readable in _NICE:
-        nice = fsm.intersection(_fsm(readable))
-        if not nice.empty():
-            return _shortest(nice)
-    return _shortest(fsm)
+        if _exists((*keep, _fsm(readable)), drop):
+            return _search((*keep, _fsm(readable)), drop)
+    return _search(keep, drop)
 
 
 _PREFERRED = "abcdefghijklmnopqrstuvwxyz0123456789/._- ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _shortest(fsm: Any) -> str | None:
-    """A shortest accepted string: breadth first over the automaton's states (interegular's
-    own ``strings()`` enumerates every string level by level, far too slow here), each
-    transition spelt by its most readable character."""
+def _rank(char: str) -> int:
+    return _PREFERRED.find(char) if char in _PREFERRED else 1000 + ord(char)
+
+
+@dataclass(frozen=True, eq=False)
+class _Rest:
+    """The strings every automaton of ``keep`` accepts and no automaton of ``drop`` does: an
+    intersection or a difference left unbuilt (building and minimising products of path-glob
+    automata is what made lint slow), searched on the fly by :func:`_search`."""
+
+    keep: tuple[Any, ...]
+    drop: tuple[Any, ...] = ()
+
+    def accepts(self, value: str) -> bool:
+        return all(f.accepts(value) for f in self.keep) and not any(
+            f.accepts(value) for f in self.drop)
+
+
+def _parts(language: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    if isinstance(language, _Rest):
+        return language.keep, language.drop
+    return (language,), ()
+
+
+def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
+    """The first string, shortest first and then by :data:`_PREFERRED`, that every automaton
+    of ``keep`` accepts and none of ``drop`` does (None: there is none).
+
+    Breadth first over tuples of the automata's states, built only as far as reached (a
+    product automaton, never materialised); the characters are those of the automata's joint
+    alphabet, one per class of characters every automaton treats alike (its most readable,
+    or a filler none of them names): the string interegular's product would spell, found
+    without building it. (interegular's own ``strings()`` enumerates every string level by
+    level, far too slow here.)"""
     from collections import deque
 
-    from interegular.fsm import anything_else
-
-    spelling: dict[Any, str] = {}
-    for key, symbols in fsm.alphabet.by_transition.items():
-        chars = [c for c in symbols if c is not anything_else]
-        if chars:
-            spelling[key] = min(chars, key=lambda c: (_PREFERRED.find(c) % 1000
-                                                      if c in _PREFERRED else 1000 + ord(c)))
-        else:
-            spelling[key] = next((c for c in _FILLERS if c not in fsm.alphabet), "\x00")
-    keys = sorted(fsm.alphabet.by_transition, key=lambda k: (
-        _PREFERRED.find(spelling[k]) if spelling[k] in _PREFERRED else 1000 + ord(spelling[k])))
-    seen = {fsm.initial: ""}
-    queue = deque([fsm.initial])
+    fsms = (*keep, *drop)
+    moves = _moves(fsms)
+    n = len(keep)
+    # per automaton: state -> {key: next state}, pruned to states that can still accept
+    steps = [_steps(f) for f in fsms]
+    finals = [f.finals for f in fsms]
+    start = tuple(f.initial if f.initial in _live(f) else None for f in fsms)
+    if any(state is None for state in start[:n]):
+        return None
+    seen = {start: ""}
+    queue = deque([start])
     while queue:
-        state = queue.popleft()
-        if state in fsm.finals:
-            return seen[state]
-        moves = fsm.map.get(state, {})
-        for key in keys:
-            target = moves.get(key)
+        states = queue.popleft()
+        if all(states[i] in finals[i] for i in range(n)) and not any(
+                state is not None and state in finals[i]
+                for i, state in enumerate(states) if i >= n):
+            return seen[states]
+        for char, keys in moves:
+            target = _step(states, keys, steps, n)
             if target is not None and target not in seen:
-                seen[target] = seen[state] + spelling[key]
+                seen[target] = seen[states] + char
                 queue.append(target)
     return None
+
+
+def _exists(keep: Sequence[Any], drop: Sequence[Any] = ()) -> bool:
+    """Whether some string is accepted by every automaton of ``keep`` and by none of
+    ``drop``: :func:`_search` without its order. A breadth-first and a depth-first walk
+    take turns, one state each, and the first to know answers: breadth first meets a short
+    string soon, depth first a long one that breadth first would reach only after every
+    shorter string (with many automata in the tuple, a great many)."""
+    fsms = (*keep, *drop)
+    walks = [_walk(fsms, len(keep), depth_first) for depth_first in (False, True)]
+    while True:
+        for walk in walks:
+            found = next(walk)
+            if found is not None:
+                return found
+
+
+def _walk(fsms: Sequence[Any], n: int, depth_first: bool) -> Iterator[bool | None]:
+    """Visit the reachable tuples of states one at a time (yielding None), then yield
+    whether an accepting one was met."""
+    from collections import deque
+
+    moves = _moves(fsms)
+    if depth_first:
+        moves = moves[::-1]  # popped last pushed: the most readable character first
+    steps = [_steps(f) for f in fsms]
+    finals = [f.finals for f in fsms]
+    start = tuple(f.initial if f.initial in _live(f) else None for f in fsms)
+    if any(state is None for state in start[:n]):
+        yield False
+        return
+    seen = {start}
+    todo = deque([start])
+    while todo:
+        states = todo.pop() if depth_first else todo.popleft()
+        if all(states[i] in finals[i] for i in range(n)) and not any(
+                state is not None and state in finals[i]
+                for i, state in enumerate(states) if i >= n):
+            yield True
+            return
+        for _, keys in moves:
+            target = _step(states, keys, steps, n)
+            if target is not None and target not in seen:
+                seen.add(target)
+                todo.append(target)
+        yield None
+    yield False
+
+
+def _step(states: tuple[Any, ...], keys: tuple[Any, ...], steps: list[dict[Any, Any]], n: int
+          ) -> tuple[Any, ...] | None:
+    """The states after one character: None when a kept automaton dies; a dropped one that
+    dies is forgotten (None in its place)."""
+    out = []
+    for i, state in enumerate(states):
+        if state is not None:
+            state = steps[i].get(state, _NOWHERE).get(keys[i])
+        if state is None and i < n:
+            return None
+        out.append(state)
+    return tuple(out)
+
+
+_NOWHERE: dict[Any, Any] = {}
+
+
+def _steps(fsm: Any) -> dict[Any, dict[Any, Any]]:
+    """``fsm``'s transitions into states that can still reach a final state."""
+    def make() -> dict[Any, dict[Any, Any]]:
+        live = _live(fsm)
+        return {state: {key: to for key, to in moves.items() if to in live}
+                for state, moves in fsm.map.items() if state in live}
+
+    return _memo(("steps", id(fsm)), fsm, make)
+
+
+#: Per automaton (by identity; the entry keeps it alive, so the id is not reused): its live
+#: states; per tuple of automata: their joint moves. Cleared when large.
+_BY_ID: dict[Any, tuple[Any, Any]] = {}
+
+
+def _memo(key: Any, keep: Any, make: Callable[[], _T]) -> _T:
+    found = _BY_ID.get(key)
+    if found is None:
+        if len(_BY_ID) > 65536:
+            _BY_ID.clear()
+        found = _BY_ID[key] = (keep, make())
+    made: _T = found[1]
+    return made
+
+
+def _moves(fsms: Sequence[Any]) -> list[tuple[str, tuple[Any, ...]]]:
+    """One (character, each automaton's transition key) per class of the joint alphabet,
+    most readable first: the class's most readable character, or a filler none names."""
+    return _memo(("moves", *map(id, fsms)), tuple(fsms), lambda: _joint_moves(fsms))
+
+
+def _joint_moves(fsms: Sequence[Any]) -> list[tuple[str, tuple[Any, ...]]]:
+    from interegular.fsm import anything_else
+
+    symbols: set[Any] = set()
+    for f in fsms:
+        symbols.update(f.alphabet)
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for symbol in symbols:
+        groups.setdefault(tuple(f.alphabet[symbol] for f in fsms), []).append(symbol)
+    filler = next((c for c in _FILLERS if c not in symbols), "\x00")
+    return sorted(((min((c for c in found if c is not anything_else), key=_rank,
+                        default=filler), keys) for keys, found in groups.items()),
+                  key=lambda move: _rank(move[0]))
+
+
+def _live(fsm: Any) -> frozenset[Any]:
+    """The states of ``fsm`` from which a final state can be reached."""
+    return _memo(("live", id(fsm)), fsm, lambda: _live_states(fsm))
+
+
+def _live_states(fsm: Any) -> frozenset[Any]:
+    back: dict[Any, set[Any]] = {}
+    for state, moves in fsm.map.items():
+        for target in moves.values():
+            back.setdefault(target, set()).add(state)
+    found = set(fsm.finals)
+    todo = list(found)
+    while todo:
+        for source in back.get(todo.pop(), ()):
+            if source not in found:
+                found.add(source)
+                todo.append(source)
+    return frozenset(found)
 
 
 # -- the rules, per channel -------------------------------------------------------------------
@@ -187,6 +382,7 @@ class _Spot:
     language: Any
     prefix: str | None
     key: tuple[Any, ...] = ()  # (regex, universe, suffixes): what _language was built from
+    origin: tuple[Any, ...] = ()  # a remainder's: the key of the language it is part of
 
     @property
     def field(self) -> str | None:
@@ -206,7 +402,7 @@ def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
 @lru_cache(maxsize=4096)
 def _language(regex: str, universe: str | None, suffixes: tuple[str, ...]) -> Any:
     language = _quotient(_fsm(regex), suffixes)
-    return (language if universe is None else language.intersection(_fsm(universe))).reduce()
+    return language if universe is None else language.intersection(_fsm(universe))
 
 
 def _compatible(a: _Spot, b: _Spot) -> bool:
@@ -219,14 +415,18 @@ def _compatible(a: _Spot, b: _Spot) -> bool:
             a.prefix.startswith(b.prefix) or b.prefix.startswith(a.prefix)):
         return False
     if not a.key or not b.key:  # a remainder, not a rule's own language
-        return not a.language.intersection(b.language).empty()
+        if a.origin and b.key and not _overlap(a.origin, b.key):
+            return False  # not even the whole language it is part of meets b's
+        keep_a, drop_a = _parts(a.language)
+        keep_b, drop_b = _parts(b.language)
+        return _exists((*keep_a, *keep_b), (*drop_a, *drop_b))
     return _overlap(a.key, b.key)
 
 
 @lru_cache(maxsize=65536)
 def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     # (interegular's isdisjoint takes state 0 for no state: intersect instead)
-    return not _language(*a).intersection(_language(*b)).empty()
+    return _exists((_language(*a), _language(*b)))
 
 
 def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
@@ -237,14 +437,24 @@ def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
         return None
     if spot.language is None:
         return ...
-    rest = spot.language
-    for other in others:
-        if other.field != spot.field:
-            continue
-        rest = rest.difference(other.language).reduce()  # minimal: products stay small
-        if rest.empty():
-            return None
-    return rest
+    same = [o for o in others if o.field == spot.field]
+    if spot.key and all(o.key for o in same):
+        # one rule's channels over several tools (Bash and Monitor, Edit and Write ...) ask
+        # the same question: worked out once
+        return _difference(spot.key, tuple(dict.fromkeys(o.key for o in same)))
+    return _subtract(spot.language, [o.language for o in same])
+
+
+def _subtract(language: Any, others: Iterable[Any]) -> Any:
+    """``language`` minus every one of ``others`` (a :class:`_Rest`), None when empty."""
+    keep, drop = _parts(language)
+    rest = _Rest(keep, (*drop, *others))
+    return rest if _exists(rest.keep, rest.drop) else None
+
+
+@lru_cache(maxsize=16384)
+def _difference(key: tuple[Any, ...], others: tuple[tuple[Any, ...], ...]) -> Any:
+    return _subtract(_language(*key), [_language(*o) for o in others])
 
 
 def _decider(spots: Sequence[_Spot], at: _Spot, value: str | None, skip: _Entry | None = None
@@ -335,7 +545,8 @@ def _redundant(entry: _Entry, left: list[tuple[_Spot, Any]],
         same = [o for o in by_tool[spot.channel["tool"]] if o.entry.kind == entry.kind
                 and o.entry is not entry and not o.entry.removed]
         remaining = None if rest is ... else rest
-        if _left(_Spot(entry, spot.channel, remaining, spot.prefix), same) is not None:
+        if _left(_Spot(entry, spot.channel, remaining, spot.prefix, origin=spot.key),
+                 same) is not None:
             return None
         if witness is None:
             witness = (spot, _witness(remaining) if remaining is not None else None)
@@ -357,7 +568,7 @@ def _conflict(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot
             if other.entry.kind == "allow" or other.entry.removed or other.field != spot.field \
                     or not _compatible(spot, other):
                 continue
-            value = _witness(spot.language.intersection(other.language))
+            value = _witness(_Rest((spot.language, other.language)))
             by = _decider(peers, spot, value, skip=entry)
             winner = by or other.entry
             return _Finding("conflict", by, _call(spot.channel, value),
@@ -381,7 +592,7 @@ def _duplicate(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spo
                 continue
             if (spot.language is None and other.language is None) or (
                     spot.language is not None and other.language is not None
-                    and spot.language.equivalent(other.language)):
+                    and _same_language(spot, other)):
                 found[id(o)] = o
         candidates = found if candidates is None else {k: v for k, v in candidates.items()
                                                        if k in found}
@@ -390,6 +601,41 @@ def _duplicate(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spo
     if not candidates:
         return None
     return min(candidates.values(), key=lambda e: e.order)
+
+
+def _same_language(a: _Spot, b: _Spot) -> bool:
+    """Whether two spots' languages are equal (the same regex is; languages that cannot
+    share a string are not, unless both are empty)."""
+    apart = a.prefix is not None and b.prefix is not None and not (
+        a.prefix.startswith(b.prefix) or b.prefix.startswith(a.prefix))
+    if a.key and b.key:
+        if a.key == b.key:
+            return True
+        if apart:  # no string starts both ways: equal only when both are empty
+            return _empty(a.key) and _empty(b.key)
+        return _equivalent(*sorted((a.key, b.key), key=repr))
+    first, second = a.language, b.language
+    return _included(first, second) and _included(second, first)
+
+
+@lru_cache(maxsize=16384)
+def _empty(key: tuple[Any, ...]) -> bool:
+    return not _exists((_language(*key),))
+
+
+def _included(a: Any, b: Any) -> bool:
+    keep_a, drop_a = _parts(a)
+    keep_b, drop_b = _parts(b)
+    if drop_b:  # a within keep_b minus drop_b: within every keep_b and meeting no drop_b
+        return all(_included(a, k) for k in keep_b) and not any(
+            _exists((*keep_a, d), drop_a) for d in drop_b)
+    return not any(_exists(keep_a, (*drop_a, k)) for k in keep_b)
+
+
+@lru_cache(maxsize=65536)
+def _equivalent(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    first, second = _language(*a), _language(*b)
+    return _included(first, second) and _included(second, first)
 
 
 def _where(rule: Rule) -> str:
