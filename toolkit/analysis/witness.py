@@ -269,14 +269,13 @@ def verify_call(old: Policy, new: Policy, call: Mapping[str, Any], *, runtime: s
                 agent: str | None = None, old_agent: bool = True) -> tuple[bool, Any, Any]:
     """Whether NEW's ``check_call`` decides ``call`` more permissively than OLD's, with both
     decisions (OLD's None when ``old_agent`` is False: the agent is new, OLD grants nothing).
-    Paths under NEW's folder are asked of OLD under its own folder."""
-    try:
-        after = new.check_call(call["tool"], call["args"], agent=agent, runtime=runtime)
-        args = relocate(call["args"], _root(new), _root(old))
-        before = (old.check_call(call["tool"], args, agent=agent, runtime=runtime)
-                  if old_agent else None)
-    except (ValueError, TypeError, KeyError):
-        return False, None, None
+    Paths under NEW's folder are asked of OLD under its own folder. An engine that refuses
+    the call's arguments raises its ``ValueError`` (saying why); any other error is a bug and
+    propagates."""
+    after = new.check_call(call["tool"], call["args"], agent=agent, runtime=runtime)
+    args = relocate(call["args"], _root(new), _root(old))
+    before = (old.check_call(call["tool"], args, agent=agent, runtime=runtime)
+              if old_agent else None)
     before_effect = before.effect if before is not None else Effect.IMPLICIT_DENY
     return _RANK[after.effect] > _RANK[before_effect], before, after
 
@@ -300,14 +299,19 @@ def find_witness(old: Policy, new: Policy, regions: Sequence[Any], tool: str,
                  old_agent: bool = True
                  ) -> tuple[dict[str, Any] | None, Any, Any, list[str]]:
     """The first candidate of ``regions`` (in order) both versions decide differently, and
-    the two decisions; else None with the candidates tried."""
+    the two decisions; else None with the candidates tried (a candidate an engine refused
+    is listed with the engine's reason: ``'x' (refused: ...)``)."""
     tried: list[str] = []
     for region in regions:
         for value in candidates(region):
-            tried.append(value)
             call = _call(tool, field_name, value)
-            ok, before, after = verify_call(old, new, call, runtime=runtime, agent=agent,
-                                            old_agent=old_agent)
+            try:
+                ok, before, after = verify_call(old, new, call, runtime=runtime, agent=agent,
+                                                old_agent=old_agent)
+            except ValueError as exc:  # the engine refused these arguments: say so
+                tried.append(f"{value} (refused: {exc})")
+                continue
+            tried.append(value)
             if ok:
                 return call, before, after, tried
     return None, None, None, tried
@@ -334,7 +338,7 @@ def _fields(entries_old: list[dict[str, Any]], entries_new: list[dict[str, Any]]
     if not fields:  # only whole-tool rules: compare over the tool's main argument
         try:
             main = next(iter(policy.call_arguments(tool, "x", runtime=runtime)), None)
-        except (ValueError, TypeError):
+        except ValueError:  # the tool has no main argument: compare over the whole call
             main = None
         fields[main] = None
     return fields, params
@@ -349,7 +353,7 @@ def _rules_of(entries: Iterable[Mapping[str, Any]], tool: str,
 def _mode(policy: Policy, runtime: str, tool: str) -> str:
     try:
         return policy.check_call(tool, {}, runtime=runtime).mode or "default"
-    except (ValueError, TypeError):
+    except ValueError:  # the engine needs arguments to answer: its default mode
         return "default"
 
 
@@ -475,10 +479,12 @@ def _compare(old: Policy, new: Policy, runtime: str, tool: str, name: str | None
         else:
             result.verified = False
             shown = ", ".join(repr(v) for v in tried[:3])
+            refused = any(" (refused: " in v for v in tried)
             notes.append(f"NEW's rules match values OLD's do not ({shown}), but check_call "
-                         "decides each candidate alike in both versions (the engine decides "
-                         "them by more than the rules: read-only commands, working "
-                         "directories, compound commands)" if tried else
+                         + ("refused some candidates and " if refused else "")
+                         + "decides each candidate it answered alike in both versions (the "
+                         "engine decides them by more than the rules: read-only commands, "
+                         "working directories, compound commands)" if tried else
                          "no readable value of the difference was found")
     if shrinks:
         result.reverse = _call(tool, name, _witness(less[0]))
