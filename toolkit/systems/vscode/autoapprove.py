@@ -8,8 +8,11 @@ auto-approved*: VS Code asks, it does not block), ``{"approve": ..., "matchComma
 on the command-line lists, ``null`` and other values ignored. A key is a command prefix
 (matched at the start, ending at a word boundary; a key holding ``/`` or ``\\`` matches either
 separator and an optional ``./`` prefix) or a ``/regex/flags`` JavaScript regular expression.
-A regex that matches the empty string (VS Code's ``regExpLeadsToEndlessLoop``) or does not
-compile never matches; ``/.*/`` is the one exception.
+A regex that matches the empty string (VS Code's ``regExpLeadsToEndlessLoop``) never matches;
+``/.*/`` is the one exception. A JavaScript regex Python's ``re`` cannot compile (``\\p{Zs}``
+with ``/u``, say) is *unreadable*: toolkit cannot tell what VS Code matches with it, so it errs
+towards asking: a ``false`` entry's unreadable regex matches every command (the call asks), a
+``true`` entry's matches none. The settings loader warns about each one, with its line.
 
 Session rules (approvals given in a chat session) and the npm-script approver (a command that
 runs a script defined in ``package.json``) are not modelled: neither is in a settings file.
@@ -36,6 +39,7 @@ __all__ = [
     "is_command_line_auto_approved",
     "is_powershell",
     "parse_rules",
+    "regex_error",
 ]
 
 Result = Literal["approved", "denied", "noMatch"]
@@ -57,6 +61,8 @@ class JsRegex:
     source: str
     flags: str = ""
     never: bool = False  # the neverMatchRegex ``/(?!.*)/``
+    #: Python's ``re`` cannot compile it: what it matches is unknown (see the module's doc)
+    unreadable: bool = False
 
     @property
     def compiled(self) -> re.Pattern[str] | None:
@@ -76,7 +82,7 @@ class JsRegex:
         """The same regex with the ``i`` flag (``regexCaseInsensitive``)."""
         if self.never or "i" in self.flags:
             return self
-        return JsRegex(self.source, self.flags + "i")
+        return JsRegex(self.source, self.flags + "i", unreadable=self.unreadable)
 
 
 _CACHE: dict[tuple[str, str], re.Pattern[str] | None] = {}
@@ -88,21 +94,49 @@ def _python_source(source: str) -> str:
     return re.sub(r"\\k<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P=\1)", source)
 
 
+def _flags(flags: str) -> re.RegexFlag:
+    value = re.ASCII
+    if "i" in flags:
+        value |= re.IGNORECASE
+    if "m" in flags:
+        value |= re.MULTILINE
+    if "s" in flags:
+        value |= re.DOTALL
+    return value
+
+
 def _compile(source: str, flags: str) -> re.Pattern[str] | None:
     key = (source, flags)
     if key not in _CACHE:
-        value = re.ASCII
-        if "i" in flags:
-            value |= re.IGNORECASE
-        if "m" in flags:
-            value |= re.MULTILINE
-        if "s" in flags:
-            value |= re.DOTALL
         try:
-            _CACHE[key] = re.compile(_python_source(source), value)
+            _CACHE[key] = re.compile(_python_source(source), _flags(flags))
         except (re.error, OverflowError, RecursionError):
-            _CACHE[key] = None  # ``new RegExp`` throws: VS Code uses neverMatchRegex
+            _CACHE[key] = None  # unreadable: regex_error says why
     return _CACHE[key]
+
+
+def regex_error(value: str) -> str | None:
+    """Why toolkit cannot read the ``/regex/flags`` key ``value`` (None: it can, or the key
+    is not a regex).
+
+    >>> regex_error("/^git push\\\\p{Zs}/u").startswith("bad escape")
+    True
+    >>> regex_error("/^git/"), regex_error("git")
+    (None, None)
+    """
+    match = _REGEX_ENTRY.match(value)
+    if not match or match.group("pattern") == ".*":
+        return None
+    source, flags = match.group("pattern"), match.group("flags").replace("g", "")
+    if _compile(source, flags) is not None:
+        return None
+    try:
+        re.compile(_python_source(source), _flags(flags))
+    except re.error as exc:
+        return str(exc)
+    except (OverflowError, RecursionError) as exc:
+        return f"too large or too deeply nested ({type(exc).__name__})"
+    return None
 
 
 def _leads_to_endless_loop(regex: JsRegex) -> bool:
@@ -128,7 +162,9 @@ def convert_entry_to_regex(value: str) -> JsRegex:
         if pattern == ".*":
             return JsRegex(pattern)
         regex = JsRegex(pattern, flags)
-        if regex.compiled is None or _leads_to_endless_loop(regex):
+        if regex.compiled is None:
+            return JsRegex(pattern, flags, unreadable=True)
+        if _leads_to_endless_loop(regex):
             return JsRegex("(?!.*)", never=True)
         return regex
     if value == "":
@@ -167,6 +203,19 @@ class AutoApproveRule:
     def regex_case_insensitive(self) -> JsRegex:
         """The rule's regex with the ``i`` flag (PowerShell matches case-insensitively)."""
         return self.regex.case_insensitive()
+
+    def test(self, text: str, *, case_insensitive: bool = False) -> bool:
+        """Whether the rule matches ``text``; an unreadable regex matches every text on the
+        deny side (the call asks) and none on the allow side."""
+        if self.regex.unreadable:
+            return not self.approve
+        return (self.regex_case_insensitive if case_insensitive else self.regex).test(text)
+
+    @property
+    def note(self) -> str:
+        """What the reason adds for an unreadable regex."""
+        return (" (a JavaScript regex toolkit cannot read: taken to match every command, so "
+                "VS Code is taken to ask)") if self.regex.unreadable else ""
 
 
 @dataclass(frozen=True)
@@ -259,9 +308,9 @@ def is_powershell(shell: str, os: str = "linux") -> bool:
 def _command_matches(rule: AutoApproveRule, command: str, shell: str, os: str) -> bool:
     """``_commandMatchesRule``: PowerShell is case-insensitive and may open with ``(``."""
     pwsh = is_powershell(shell, os)
-    if (rule.regex_case_insensitive if pwsh else rule.regex).test(command):
+    if rule.test(command, case_insensitive=pwsh):
         return True
-    return pwsh and command.startswith("(") and rule.regex_case_insensitive.test(command[1:])
+    return pwsh and command.startswith("(") and rule.test(command[1:], case_insensitive=True)
 
 
 def is_command_auto_approved(rules: AutoApproveRules, command: str, shell: str = "bash",
@@ -273,7 +322,7 @@ def is_command_auto_approved(rules: AutoApproveRules, command: str, shell: str =
     for rule in rules.deny:
         if _command_matches(rule, command, shell, os):
             return ApprovalResult("denied", f"Command '{command}' is denied by deny list rule: "
-                                            f"{rule.source_text}", rule)
+                                            f"{rule.source_text}{rule.note}", rule)
     for rule in rules.allow:
         if _command_matches(rule, command, shell, os):
             return ApprovalResult("approved", f"Command '{command}' is approved by allow list "
@@ -284,11 +333,11 @@ def is_command_auto_approved(rules: AutoApproveRules, command: str, shell: str =
 def is_command_line_auto_approved(rules: AutoApproveRules, command_line: str) -> ApprovalResult:
     """``isCommandLineAutoApproved``: the ``matchCommandLine`` rules against the whole line."""
     for rule in rules.deny_command_line:
-        if rule.regex.test(command_line):
+        if rule.test(command_line):
             return ApprovalResult("denied", f"Command line '{command_line}' is denied by deny "
-                                            f"list rule: {rule.source_text}", rule)
+                                            f"list rule: {rule.source_text}{rule.note}", rule)
     for rule in rules.allow_command_line:
-        if rule.regex.test(command_line):
+        if rule.test(command_line):
             return ApprovalResult("approved", f"Command line '{command_line}' is approved by "
                                               f"allow list rule: {rule.source_text}", rule)
     return ApprovalResult("noMatch",

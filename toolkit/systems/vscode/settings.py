@@ -14,6 +14,7 @@ ignored with a warning).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,8 +23,8 @@ from typing import Any
 
 from ...errors import DefinitionError, Problem
 from ..base.mcpconfig import strip_jsonc
-from ..base.source import Located, parse_json
-from .autoapprove import AutoApproveRules, RuleSource, parse_rules
+from ..base.source import Located, parse_json, read_text
+from .autoapprove import AutoApproveRules, RuleSource, parse_rules, regex_error
 from .urls import DEFAULT_APPROVED_URLS
 
 __all__ = ["AUTO_APPROVE", "DEFAULT_AUTO_APPROVE", "GLOBAL_AUTO_APPROVE", "VSCodeSettings",
@@ -200,11 +201,7 @@ def user_settings_file(home: Path) -> Path | None:
 
 
 def _read(path: Path, shown: str, target: str) -> SettingsFile:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DefinitionError(f"cannot read VS Code settings: {exc}", file=shown) from None
-    located = parse_json(strip_jsonc(text), shown)
+    located = parse_json(strip_jsonc(read_text(path, shown)), shown)
     if not isinstance(located.data, Mapping):
         raise DefinitionError("VS Code settings must be a JSON object ({...}); fix the file",
                               file=shown, line=1)
@@ -212,21 +209,14 @@ def _read(path: Path, shown: str, target: str) -> SettingsFile:
 
 
 def _check(f: SettingsFile, problems: list[Problem]) -> None:
-    """Wrong shapes VS Code would ignore, named with their place (never a traceback)."""
-    value = f.data.get(AUTO_APPROVE)
-    if value is not None and not isinstance(value, Mapping):
-        problems.append(Problem(f.file, f.line(AUTO_APPROVE),
-                                f"{AUTO_APPROVE} must be an object of command -> true / false "
-                                f"/ {{approve, matchCommandLine}}; VS Code ignores this value",
-                                "warning"))
-    for key, entry in (value or {}).items() if isinstance(value, Mapping) else ():
-        shape_ok = entry is None or isinstance(entry, bool) or (
-            isinstance(entry, Mapping) and isinstance(entry.get("approve"), bool))
-        if not shape_ok:
-            problems.append(Problem(f.file, f.line(AUTO_APPROVE, key),
-                                    f"{AUTO_APPROVE} entry {key!r} is neither true, false, null "
-                                    "nor {\"approve\": true|false}; VS Code ignores it",
-                                    "warning"))
+    """Wrong shapes VS Code would ignore, and regexes toolkit cannot read, named with their
+    place (never a traceback)."""
+    for key in (AUTO_APPROVE, DEPRECATED_AUTO_APPROVE):
+        _check_auto_approve(f, key, problems)
+    _check_object(f, URLS, problems, "URL pattern -> true / false / {approveRequest, "
+                  "approveResponse}", _url_entry_ok)
+    _check_object(f, ELIGIBLE, problems, "tool name -> true / false",
+                  lambda entry: isinstance(entry, bool))
     if f.target == "workspace":
         for key in GLOBAL_AUTO_APPROVE:
             if key in f.data:
@@ -234,6 +224,59 @@ def _check(f: SettingsFile, problems: list[Problem]) -> None:
                                         f"{key} is a machine-wide setting: VS Code ignores it "
                                         "in workspace settings (set it in user settings)",
                                         "warning"))
+
+
+def _url_entry_ok(entry: Any) -> bool:
+    """``true`` / ``false`` / ``null`` or ``{approveRequest?, approveResponse?}`` of booleans."""
+    if entry is None or isinstance(entry, bool):
+        return True
+    return isinstance(entry, Mapping) and all(
+        k in ("approveRequest", "approveResponse") and isinstance(v, bool)
+        for k, v in entry.items())
+
+
+def _check_object(f: SettingsFile, key: str, problems: list[Problem], shape: str,
+                  entry_ok: Any) -> None:
+    """``key`` must be an object whose every value ``entry_ok`` accepts."""
+    if key not in f.data:
+        return
+    value = f.data[key]
+    if not isinstance(value, Mapping):
+        problems.append(Problem(f.file, f.line(key),
+                                f"{key} must be an object of {shape}; VS Code ignores this value",
+                                "warning"))
+        return
+    for name, entry in value.items():
+        if not entry_ok(entry):
+            problems.append(Problem(f.file, f.line(key, name),
+                                    f"{key} entry {name!r} is not one of {shape}: "
+                                    f"{json.dumps(entry)}; VS Code ignores it", "warning"))
+
+
+def _check_auto_approve(f: SettingsFile, setting: str, problems: list[Problem]) -> None:
+    value = f.data.get(setting)
+    if value is not None and not isinstance(value, Mapping):
+        problems.append(Problem(f.file, f.line(setting),
+                                f"{setting} must be an object of command -> true / false "
+                                f"/ {{approve, matchCommandLine}}; VS Code ignores this value",
+                                "warning"))
+    for key, entry in (value or {}).items() if isinstance(value, Mapping) else ():
+        shape_ok = entry is None or isinstance(entry, bool) or (
+            isinstance(entry, Mapping) and isinstance(entry.get("approve"), bool))
+        if not shape_ok:
+            problems.append(Problem(f.file, f.line(setting, key),
+                                    f"{setting} entry {key!r} is neither true, false, null "
+                                    "nor {\"approve\": true|false}; VS Code ignores it",
+                                    "warning"))
+            continue
+        error = regex_error(str(key)) if entry is not None else None
+        if error is not None:
+            problems.append(Problem(f.file, f.line(setting, key),
+                                    f"{setting} entry {key!r} is a JavaScript regex toolkit "
+                                    f"cannot read ({error}); toolkit takes a false entry to "
+                                    "match every command (VS Code asks) and a true entry to "
+                                    "match none; rewrite it in syntax Python's re also reads "
+                                    "(say [ \\t] for \\p{Zs})", "warning"))
 
 
 def has_agent_settings(path: Path) -> bool:
