@@ -20,12 +20,31 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pathspec
 
-__all__ = ["AnchoredPattern", "absolute", "inside", "is_under", "real_variants"]
+__all__ = ["AnchoredPattern", "absolute", "home_folder", "inside", "is_under",
+           "real_variants"]
+
+
+def home_folder(value: str | os.PathLike[str] | bool | None,
+                default: Path | None) -> Path | None:
+    """A ``home=`` / ``managed=`` argument of ``tk.load`` as a folder: False is none, None or
+    True the runtime's ``default``, a path that path with ``~`` expanded.
+
+    >>> home_folder(False, Path("/etc/x")), home_folder(True, Path("/etc/x"))
+    (None, PosixPath('/etc/x'))
+    >>> home_folder("~/h", None) == Path.home() / "h"
+    True
+    """
+    if value is False:
+        return None
+    if value is None or value is True:
+        return default
+    return Path(os.fspath(value)).expanduser()
 
 
 @lru_cache(maxsize=2048)

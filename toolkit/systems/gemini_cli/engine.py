@@ -27,6 +27,7 @@ from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import ConditionalRules
 from ..base.memo import DecisionMemo
+from ..base.paths import home_folder
 from .config import GeminiConfig, load_config
 from .policy import (
     ALLOW,
@@ -351,14 +352,6 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _folder(value: Any, default: Path | None) -> Path | None:
-    if value is False:
-        return None
-    if value is None or value is True:
-        return default
-    return Path(os.fspath(value)).expanduser()
-
-
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
                 cli: Any = None, trusted: bool | None = None,
                 **_: Any) -> GeminiPermissions | None:
@@ -369,8 +362,8 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
     root = Path(path)
     if root.is_file() or not (root / ".gemini").is_dir():
         return None
-    return GeminiPermissions(load_config(root, home=_folder(home, Path.home()),
-                                         managed=_folder(managed, Path("/etc/gemini-cli")),
+    return GeminiPermissions(load_config(root, home=home_folder(home, Path.home()),
+                                         managed=home_folder(managed, Path("/etc/gemini-cli")),
                                          trusted=trusted))
 
 
