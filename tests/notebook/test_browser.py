@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from tests.support.lab import (
-    CHROMIUM,
     NOTEBOOK,
     Lab,
     cell,
@@ -39,6 +38,7 @@ from tests.support.lab import (
     launch,
     menu,
     open_notebook,
+    require_chromium,
     wait_idle,
 )
 from tests.support.procs import descendants
@@ -49,12 +49,7 @@ SCREENSHOTS = Path()
 
 pytestmark = pytest.mark.slow
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
-                           "(apt-get install -y chromium)")
-    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) to "
-                "run the browser tests", allow_module_level=True)
+require_chromium()
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ run (``make browser`` installs Chromium).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -20,16 +19,19 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.support.lab import CHROMIUM, Lab, jupyterlab, launch, menu, open_notebook, wait_idle
+from tests.support.lab import (
+    Lab,
+    jupyterlab,
+    launch,
+    menu,
+    open_notebook,
+    require_chromium,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.slow
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
-                           "(apt-get install -y chromium)")
-    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) to "
-                "run the browser tests", allow_module_level=True)
+require_chromium()
 
 CELLS = [
     "import toolkit as tk\n"

@@ -11,31 +11,25 @@ Outside CI the module skips when /usr/bin/chromium is missing; under ``CI=true``
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.support.lab import (
-    CHROMIUM,
     Lab,
     errors,
     jupyterlab,
     launch,
     menu,
     open_notebook,
+    require_chromium,
     wait_idle,
 )
 
 pytestmark = pytest.mark.slow
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
-                           "(apt-get install -y chromium)")
-    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) to "
-                "run the browser tests", allow_module_level=True)
+require_chromium()
 
 NOTEBOOK = "readable-views.ipynb"
 CELLS = [

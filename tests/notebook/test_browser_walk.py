@@ -15,23 +15,25 @@ run (``make browser`` installs Chromium).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.support.lab import CHROMIUM, Lab, errors, jupyterlab, launch, menu, open_notebook
+from tests.support.lab import (
+    Lab,
+    errors,
+    jupyterlab,
+    launch,
+    menu,
+    open_notebook,
+    require_chromium,
+)
 from tests.support.lab import wait_idle as lab_wait_idle
 
 pytestmark = pytest.mark.slow
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
-                           "(apt-get install -y chromium)")
-    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) to "
-                "run the browser tests", allow_module_level=True)
+require_chromium()
 
 NOTEBOOKS = ["01-quickstart", "02-mcp-servers", "03-groups-and-states", "04-spawn-hierarchy",
              "05-policy-debugging", "06-agent-switching", "07-fleet-scale",

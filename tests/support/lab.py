@@ -35,6 +35,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-sync"]
 
 
+def require_chromium() -> None:
+    """At a browser test module's top: run it with Debian's Chromium. Under ``CI=true`` a
+    missing /usr/bin/chromium is an error (``.ci/run`` installs it: the browser tests must
+    run in CI); elsewhere the module is skipped with how to install it."""
+    if CHROMIUM.exists():
+        return
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
+                           "(apt-get install -y chromium)")
+    import pytest
+
+    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) "
+                "to run the browser tests", allow_module_level=True)
+
+
 @dataclass
 class Lab:
     """A running JupyterLab: its process, port, token and notebook folder."""
