@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import claude, codex, cursor, gemini, opencode
 from .compare import CHECK_COLUMNS, Call, corpus, run_check
-from .rules import SOURCES, SourceRule, read_rules
+from .rules import SOURCES, SourceRule
+from .sources import read_source
 from .target import Loss, Written
 
 if TYPE_CHECKING:
@@ -187,43 +188,27 @@ def _source_runtime(proj: Policy, source: str | None) -> str:
 
 def convert(proj: Policy, to: str, source: str | None = None,
             calls: Iterable[tuple[str, Mapping[str, Any]]] | None = None) -> Conversion:
-    """Write ``proj``'s policy (runtime ``source``, default the one it holds) for runtime
-    ``to``, and prove it: ``calls`` (``(tool, args)`` in the source's tool names, e.g. a
-    replay's calls) are the corpus, else calls generated from the rules themselves.
+    """Write ``proj``'s policy (runtime ``source``, default the first the project holds of
+    :data:`SOURCES`) for runtime ``to``, and prove it: ``calls`` (``(tool, args)`` in Claude
+    Code's tool names, e.g. a replay's calls) are the corpus, else calls generated from the
+    rules themselves.
 
     ``ValueError`` names an unknown target or a project holding no policy to convert."""
     if to not in TARGETS:
         raise ValueError(f"unknown target runtime {to!r}; toolmatrix writes "
                          f"{', '.join(TARGETS)}")
     runtime = _source_runtime(proj, source)
-    engine = proj.engines[runtime]
-    frame = engine.frame(proj.definitions.agents.values())
-    agent_rows = frame[frame["agent"].notna()] if "agent" in frame else frame.iloc[0:0]
-    rules = read_rules(frame[frame["agent"].isna()] if "agent" in frame else frame)
-    mode = _default_mode(engine)
-    written = TARGETS[to](rules, Path(proj.root), mode)
-    losses = list(written.losses)
-    for row in agent_rows.to_dict("records"):
-        losses.append(Loss("dropped", f"a rule of subagent {row['agent']}'s front matter: "
-                                      "the conversion writes the settings' rules only",
-                           SourceRule(str(row["text"]), _effect(row["kind"]), str(row["tool"]),
-                                      "tool", None, row.get("file"),
-                                      int(row["line"]) if row.get("line") == row.get("line")
-                                      and row.get("line") is not None else None)))
+    read = read_source(proj, runtime)
+    rules = read.rules
+    foreign = runtime != "claude-code" and to == "claude-code"
+    if foreign:  # Claude Code strips wrappers another runtime does not: ask for them
+        rules = rules + claude.wrapper_rules(rules, runtime)
+    written = TARGETS[to](rules, Path(proj.root), read.mode)
+    losses = list(read.losses) + list(written.losses)
+    if foreign:
+        losses += claude.foreign_losses(runtime)
     corpus_calls = ([Call(tool, dict(args), "given") for tool, args in calls]
-                    if calls is not None else corpus(rules))
-    rows, counts, problems = run_check(proj, runtime, written, corpus_calls, losses)
+                    if calls is not None else corpus(read.rules))
+    rows, counts, problems = run_check(proj, runtime, written, corpus_calls, losses,
+                                       source_call=read.call)
     return Conversion(runtime, to, written.files, losses, rows, counts, written.notes, problems)
-
-
-def _effect(kind: Any) -> Any:
-    from .rules import KIND_EFFECT
-
-    return KIND_EFFECT.get(str(kind), KIND_EFFECT["ask"])
-
-
-def _default_mode(engine: Any) -> str | None:
-    settings = getattr(engine, "settings", None)
-    found = getattr(settings, "default_mode", None)  # Claude Code: (mode, the rule setting it)
-    mode = found[0] if isinstance(found, tuple) and found else found
-    return mode if isinstance(mode, str) else None

@@ -33,7 +33,7 @@ from .common import dead_wrapper_allow, glob_words, wrapper_loss
 from .rules import SourceRule, seed
 from .target import Loss, Written
 
-__all__ = ["CONFIG", "FILE", "write"]
+__all__ = ["CONFIG", "FILE", "call", "write"]
 
 RUNTIME = "codex"
 FILE = ".codex/rules/converted.rules"
@@ -158,13 +158,13 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
               'knows it read-only\napproval_policy = "untrusted"\n')
     setup = {"~/.codex/config.toml": '[projects."{project}"]\n'
                                      'trust_level = "trusted"\n'}
-    return Written(RUNTIME, {FILE: "\n\n".join(blocks) + "\n", CONFIG: config}, losses, _call,
+    return Written(RUNTIME, {FILE: "\n\n".join(blocks) + "\n", CONFIG: config}, losses, call,
                    setup=setup, lines=lines,
                    notes=["Codex loads .codex/ of a trusted project only (trust_level = "
                           "\"trusted\" in ~/.codex/config.toml); the check trusts it"])
 
 
-def _call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if tool == "Bash" and isinstance(args.get("command"), str):
         return "shell", {"command": ["bash", "-lc", args["command"]]}
     return None

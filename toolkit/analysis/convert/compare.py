@@ -29,7 +29,7 @@ from typing import Any
 
 from ...core.decision import Decision, Effect, Reason
 from .rules import SourceRule, seed
-from .target import Loss, Written
+from .target import CallMap, Loss, Written
 
 __all__ = ["CHECK_COLUMNS", "Call", "corpus", "rank", "run_check", "tags"]
 
@@ -113,9 +113,13 @@ def _parts(command: str) -> list[str]:
 
 
 def _no_rule(decision: Decision) -> bool:
+    """No rule of the policy decides (none, or one of the runtime's built-in defaults, whose
+    file is spelt ``<...>``: Gemini CLI's ``<gemini-cli>/policies/...``, OpenCode's
+    ``<opencode agent.ts>``)."""
     if decision.parts:
         return any(_no_rule(p) for p in decision.parts)
-    return decision.rule is None or decision.rule.kind == "none"
+    rule = decision.rule
+    return rule is None or rule.kind == "none" or (rule.file or "").startswith("<")
 
 
 def _reason(decision: Decision, reason: Reason) -> bool:
@@ -221,9 +225,13 @@ def _place(files: Mapping[str, str], project: Path, home: Path) -> None:
 
 
 def run_check(source: Any, source_runtime: str, written: Written, calls: Iterable[Call],
-              losses: Sequence[Loss]) -> tuple[list[dict[str, Any]], dict[str, int], list[str]]:
+              losses: Sequence[Loss], source_call: CallMap | None = None
+              ) -> tuple[list[dict[str, Any]], dict[str, int], list[str]]:
     """Decide every call with the source and with the target loaded from the written files;
     (rows of differing calls, counts, the target's load problems).
+
+    ``source_call`` puts a corpus call (Claude Code's tool names) to the source's engine (None:
+    as it is); a call either runtime has no tool for is not compared.
 
     ``direction``: ``allows more`` (the target runs a call the source asks for or refuses: the
     guarantee says never), ``weaker`` (the target asks where the source refuses), ``stricter``."""
@@ -247,11 +255,12 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
         for call in calls:
             counts["calls"] += 1
             mapped = written.call(call.tool, call.bound(project))
-            if mapped is None:
+            asked = (source_call(call.tool, call.bound(source_root)) if source_call is not None
+                     else (call.tool, call.bound(source_root)))
+            if mapped is None or asked is None:
                 continue
             counts["compared"] += 1
-            before = source.check_call(call.tool, call.bound(source_root),
-                                       runtime=source_runtime)
+            before = source.check_call(asked[0], asked[1], runtime=source_runtime)
             after = target.check_call(mapped[0], mapped[1], runtime=written.runtime,
                                       mode=written.mode)
             if coarse(before.effect) == coarse(after.effect):
@@ -264,7 +273,7 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
             involved |= {_key(r) for r in written_by}
             loss = next((rule_losses[k] for k in involved
                          if k in rule_losses and _excuses(rule_losses[k], direction)), None)
-            shapes = tags(call, before)
+            shapes = tags(call, before) | (tags(call, after) & {"read-only", "unparseable"})
             if loss is None:
                 loss = next((s for s in semantics
                              if shapes & set(s.tags) and _excuses(s, direction)), None)

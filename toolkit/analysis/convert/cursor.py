@@ -39,7 +39,7 @@ from .common import wrapper_loss
 from .rules import ShellPattern, SourceRule
 from .target import Loss, Written
 
-__all__ = ["FILE", "shell_tokens", "write"]
+__all__ = ["FILE", "call", "shell_tokens", "write"]
 
 RUNTIME = "cursor"
 FILE = ".cursor/cli.json"
@@ -250,11 +250,11 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
                                         "(Cursor's approvalMode is set in ~/.cursor/"
                                         "cli-config.json only)", tags=("default",)))
     text, lines = out.text()
-    return Written(RUNTIME, {FILE: text}, losses, _call, lines=lines,
+    return Written(RUNTIME, {FILE: text}, losses, call, lines=lines,
                    notes=["Cursor has no ask: deny where the source asks and Cursor would not"])
 
 
-def _call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if tool.startswith("mcp__"):
         return tool, dict(args)
     found = _CALLS.get(tool)

@@ -40,7 +40,7 @@ from .common import (
 from .rules import SourceRule
 from .target import Loss, Written
 
-__all__ = ["FILE", "write"]
+__all__ = ["FILE", "call", "write"]
 
 RUNTIME = "gemini-cli"
 FILE = "~/.gemini/policies/converted.toml"
@@ -168,17 +168,23 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
     blocks = [f"# Converted by toolmatrix from {RUNTIME}'s source rules: deny 300 > ask 200 > "
               "allow 100 (Claude Code's order), all in the user tier.\n# Install in "
               "~/.gemini/policies/ (Gemini CLI does not load .gemini/policies in a workspace)."]
+    lines: dict[tuple[str, int], SourceRule] = {}
     for rule in rules:
+        start = sum(b.count("\n") + 2 for b in blocks) + 1
         if rule.family == "shell":
-            blocks += _shell(rule, losses)
+            added = _shell(rule, losses)
         elif rule.family in _TOOLS:
-            blocks += _family(rule, losses)
+            added = _family(rule, losses)
         elif rule.family == "mcp":
-            blocks += _mcp(rule, losses)
+            added = _mcp(rule, losses)
         elif rule.tool in _OTHER:
-            blocks.append(_rule(rule, _OTHER[rule.tool], rule.effect))
+            added = [_rule(rule, _OTHER[rule.tool], rule.effect)]
         else:
             losses.append(Loss("dropped", f"Gemini CLI has no tool for {rule.tool}", rule))
+            added = []
+        size = sum(b.count("\n") + 2 for b in added)
+        lines.update({(FILE, start + i): rule for i in range(size)})
+        blocks += added
     blocks.append(_rule(None, ("web_fetch", "google_web_search"), Effect.ASK, priority=1,
                         note="Claude Code asks before fetching or searching the web"))
     blocks.append(_rule(None, "run_shell_command", Effect.ASK, priority=1, args='"command":',
@@ -190,13 +196,14 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
                            tags=("default",)))
     setup = {"~/.gemini/trustedFolders.json": json.dumps({"{project}": "TRUST_FOLDER"}),
              ".gemini/settings.json": "{}\n"}
-    return Written(RUNTIME, {FILE: "\n\n".join(blocks) + "\n"}, losses, _call, setup=setup,
+    return Written(RUNTIME, {FILE: "\n\n".join(blocks) + "\n"}, losses, call, setup=setup,
+                   lines=lines,
                    notes=["Gemini CLI loads no workspace policies: install the file in "
                           "~/.gemini/policies/ (the check trusts the folder, as a user who "
                           "works in it has)"])
 
 
-def _call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if tool.startswith("mcp__"):
         server, _, name = tool[5:].partition("__")
         return f"mcp_{server}_{name}", dict(args)

@@ -29,7 +29,7 @@ from .common import dead_wrapper_allow, quoted_wildcard_allow, wrapper_loss
 from .rules import ShellPattern, SourceRule
 from .target import Loss, Written
 
-__all__ = ["FILE", "write"]
+__all__ = ["FILE", "call", "write"]
 
 RUNTIME = "opencode"
 FILE = "opencode.json"
@@ -75,13 +75,18 @@ def _mcp_key(rule: SourceRule) -> str:
     return f"{server}_{tool or '*'}"
 
 
+#: (permission key, pattern) -> the source rule written there (filled by ``write``)
+_Origin = dict[tuple[str, str], SourceRule]
+
+
 def _put(table: dict[str, str], pattern: str, action: str) -> None:
     table.pop(pattern, None)  # a later rule of the same pattern must come last
     table[pattern] = action
 
 
 def _place(rule: SourceRule, shell: dict[Effect, dict[str, str]],
-           tools: dict[str, dict[Effect, dict[str, str]]], losses: list[Loss]) -> None:
+           tools: dict[str, dict[Effect, dict[str, str]]], losses: list[Loss],
+           origin: _Origin) -> None:
     """Put ``rule``'s patterns under its permission key (or list why it cannot be)."""
     action = _ACTION[rule.effect]
     if rule.family == "shell":
@@ -92,6 +97,7 @@ def _place(rule: SourceRule, shell: dict[Effect, dict[str, str]],
                                           "Code: the allow would cover more", rule))
         else:
             _put(shell[rule.effect], shell_pattern(rule.shell), action)
+            origin[("bash", shell_pattern(rule.shell))] = rule
         return
     key, patterns = _key_patterns(rule, losses)
     if key is None:
@@ -99,6 +105,7 @@ def _place(rule: SourceRule, shell: dict[Effect, dict[str, str]],
     table = tools.setdefault(key, {e: {} for e in _ORDER})[rule.effect]
     for pattern in patterns:
         _put(table, pattern, action)
+        origin[(key, pattern)] = rule
 
 
 def _key_patterns(rule: SourceRule, losses: list[Loss]) -> tuple[str | None, list[str]]:
@@ -155,8 +162,9 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
     ]
     shell: dict[Effect, dict[str, str]] = {e: {} for e in _ORDER}
     tools: dict[str, dict[Effect, dict[str, str]]] = {}
+    origin: _Origin = {}
     for rule in rules:
-        _place(rule, shell, tools, losses)
+        _place(rule, shell, tools, losses, origin)
     bash = {"*": "ask"}
     for effect in _ORDER:
         if effect is Effect.ASK:
@@ -175,10 +183,34 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
                            tags=("default",)))
     text = json.dumps({"$schema": "https://opencode.ai/config.json", "permission": permission},
                       indent=2, ensure_ascii=False) + "\n"
-    return Written(RUNTIME, {FILE: text}, losses, _call)
+    return Written(RUNTIME, {FILE: text}, losses, call, lines=_lines(text, origin))
 
 
-def _call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def _lines(text: str, origin: Mapping[tuple[str, str], SourceRule]
+           ) -> dict[tuple[str, int], SourceRule]:
+    """(file, line) -> the source rule written on that line of ``text``."""
+    out: dict[tuple[str, int], SourceRule] = {}
+    key = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        depth = len(line) - len(line.lstrip())
+        stripped = line.strip().rstrip(",")
+        if not stripped.startswith('"') or ":" not in stripped:
+            continue
+        try:
+            name, _ = json.JSONDecoder().raw_decode(stripped)
+        except ValueError:
+            continue
+        if depth == 4:
+            key = name
+            found = origin.get((key, "*")) if not stripped.endswith("{") else None
+        else:
+            found = origin.get((key, name))
+        if found is not None:
+            out[(FILE, number)] = found
+    return out
+
+
+def call(tool: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if tool.startswith("mcp__"):
         server, _, name = tool[5:].partition("__")
         return f"{server}_{name}", dict(args)

@@ -36,8 +36,8 @@ FAMILIES: Mapping[str, str] = {
     "Edit": "edit", "Write": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
     "WebFetch": "webfetch", "WebSearch": "websearch",
 }
-#: the runtimes a policy can be read from
-SOURCES = ("claude-code",)
+#: the runtimes a policy can be read from (:mod:`.sources` has a reader for each)
+SOURCES = ("claude-code", "gemini-cli", "codex", "opencode")
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,14 @@ class SourceRule:
     file: str | None
     line: int | None
     layer: str | None = None
+    #: the rule in the neutral (Claude Code) grammar, when the source spells it otherwise
+    #: (``Bash(git push:*)`` for Gemini CLI's ``commandPrefix="git push"``)
+    written: str | None = None
+
+    @property
+    def neutral(self) -> str:
+        """The rule in the neutral grammar (what a Claude Code settings file holds)."""
+        return self.written or self.text
 
     @property
     def where(self) -> str:
