@@ -149,3 +149,35 @@ def test_bad_input_exits_2_with_a_located_message(tmp_path: Path) -> None:
                        str(tmp_path / "afile"))
     assert code == 2 and "cannot write the converted files there" in err
     assert "Traceback" not in err
+
+
+def test_an_opencode_project_converts_to_claude_code_and_strict_passes(tmp_path: Path) -> None:
+    """--source opencode: OpenCode's last-match-wins map, written as Claude Code settings."""
+    root = tmp_path / "oc"
+    root.mkdir()
+    (root / "opencode.json").write_text(json.dumps({"permission": {"bash": {
+        "*": "ask", "git *": "allow", "git push *": "deny"}}}), encoding="utf-8")
+    out = tmp_path / "out"
+    code, text, err = run(str(root), "--source", "opencode", "--to", "claude-code", "--out",
+                          str(out), "--strict")
+    assert (code, err) == (0, "")
+    written = json.loads((out / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    assert "Bash(git *)" in written["permissions"]["allow"]
+    assert "Bash(git push *)" in written["permissions"]["deny"]
+    assert "opencode -> claude-code" in text
+    # the catch-all ask is OpenCode's default for the rest: listed with its file:line
+    assert "opencode.json:" in text and "dropped: bash" in text
+
+
+def test_a_gemini_cli_policy_in_home_converts_with_home(tmp_path: Path) -> None:
+    root, home = tmp_path / "proj", tmp_path / "home"
+    (root / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    (home / ".gemini" / "policies" / "p.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git status"\n'
+        'decision = "allow"\npriority = 100\n', encoding="utf-8")
+    (home / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(root): "TRUST_FOLDER"}), encoding="utf-8")
+    code, text, err = run(str(root), "--home", str(home), "--to", "opencode", "--strict")
+    assert (code, err) == (0, "")
+    assert '"git status *": "allow"' in text
