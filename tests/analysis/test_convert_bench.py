@@ -30,3 +30,19 @@ def test_the_corpus_table_sums_each_conversions_counts(tmp_path: Path) -> None:
     share = expected["same"] / expected["compared"]
     assert row.startswith(f"| codex | {expected['compared']} | {expected['same']} "
                           f"({share:.1%}) | {expected['compared'] - expected['same']} | 0 |")
+
+
+def test_the_other_sources_table_has_a_row_per_source_and_target_none_unlisted() -> None:
+    from bench.convert_corpus import ALL_TARGETS, SOURCES, measure_sources, sources_table
+
+    measured = measure_sources()
+    assert set(measured) == set(SOURCES)
+    rows = [line for line in sources_table(measured).splitlines()
+            if line.startswith("| ") and not line.startswith("| source")]
+    assert len(rows) == len(SOURCES) * len(ALL_TARGETS)
+    for source, (n_files, results) in measured.items():
+        assert n_files >= 4, source
+        for target, data in results.items():
+            counts = data["counts"]
+            assert counts["compared"] > 0, (source, target)
+            assert counts["unlisted"] == 0 and counts["allows_more"] == 0, (source, target)
