@@ -48,7 +48,7 @@ from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base import shell
 from ..base.engine import ConditionalRules
-from ..base.paths import absolute, is_under
+from ..base.paths import absolute, home_folder, is_under
 from .config import CursorConfig, Entry, is_project, read_config
 from .names import SYNTAX
 from .tokens import (
@@ -406,12 +406,6 @@ class CursorEngine(ConditionalRules):
         return []
 
 
-def _home(home: Any) -> Path | None:
-    if home is False:
-        return None
-    return Path.home() if home is None or home is True else Path(os.fspath(home))
-
-
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
                 cli: Sequence[str] | None = None, **_: Any) -> CursorEngine | None:
     """The Cursor permission files of the project at ``path`` (``.cursor/cli.json`` or
@@ -420,7 +414,7 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
     root = Path(path)
     if root.is_file() or not is_project(root):
         return None
-    return CursorEngine(read_config(root, home=_home(home)))
+    return CursorEngine(read_config(root, home=home_folder(home, Path.home())))
 
 
 def empty_engine(root: str) -> CursorEngine:

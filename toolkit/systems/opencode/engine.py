@@ -39,6 +39,7 @@ from ...core.decision import CallFacts, Decision, Effect, Reason, decide_call
 from ...core.models import AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import ConditionalRules
+from ..base.paths import home_folder
 from . import wildcard
 from .agents import (
     Agent,
@@ -394,14 +395,6 @@ class OpenCodePermissions(ConditionalRules):
         return []
 
 
-def _folder(value: Any, default: Path | None) -> Path | None:
-    if value is False:
-        return None
-    if value is None or value is True:
-        return default
-    return Path(os.fspath(value)).expanduser()
-
-
 def is_project(root: Path) -> bool:
     """A folder OpenCode reads settings from: ``opencode.json(c)`` or ``.opencode/``."""
     return root.is_dir() and (any((root / n).is_file() for n in ("opencode.json",
@@ -417,8 +410,8 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
     root = Path(path)
     if not is_project(root):
         return None
-    return OpenCodePermissions(load_config(root, home=_folder(home, Path.home()),
-                                           managed=_folder(managed, Path("/etc/opencode"))))
+    return OpenCodePermissions(load_config(root, home=home_folder(home, Path.home()),
+                                           managed=home_folder(managed, Path("/etc/opencode"))))
 
 
 def empty_engine(root: str) -> OpenCodePermissions:

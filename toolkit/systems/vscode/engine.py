@@ -38,6 +38,7 @@ from ...core.decision import (
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base.engine import ConditionalRules
+from ..base.paths import home_folder
 from .autoapprove import (
     ApprovalResult,
     AutoApproveRule,
@@ -321,12 +322,6 @@ class VSCodeEngine(ConditionalRules):
         return []
 
 
-def _home(home: Any) -> Path | None:
-    if home is False:
-        return None
-    return Path.home() if home is None else Path(home)
-
-
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
                 cli: Sequence[str] | None = None, **_: Any) -> VSCodeEngine | None:
     """The VS Code settings of the project at ``path``, or None when its
@@ -335,7 +330,7 @@ def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any 
     workspace = root / ".vscode" / "settings.json"
     if root.is_file() or not workspace.is_file() or not has_agent_settings(workspace):
         return None
-    return VSCodeEngine(read_settings(root, home=_home(home)))
+    return VSCodeEngine(read_settings(root, home=home_folder(home, Path.home())))
 
 
 def empty_engine(root: str) -> VSCodeEngine:
