@@ -1,7 +1,8 @@
 """Translate a policy between runtimes (SPEC section 13): ``tk.convert(proj, to=...)``.
 
-Like a transpiler between SQL dialects: the source runtime's rules are read once into a
-neutral form (:mod:`.rules`), one writer per target spells them in that runtime's own files
+Like a transpiler between SQL dialects: the source runtime's rules (Claude Code, Gemini CLI,
+Codex or OpenCode) are read once from its own engine into a neutral form (:mod:`.sources`,
+:mod:`.rules`), one writer per target spells them in that runtime's own files
 (:mod:`.gemini`, :mod:`.codex`, :mod:`.opencode`, :mod:`.cursor`, :mod:`.claude`), and the
 result is proved, not hoped: the files are loaded back with the target's own engine and every
 corpus call is decided by both (:mod:`.compare`). Three guarantees, each tested:
