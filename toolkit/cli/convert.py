@@ -1,8 +1,9 @@
 """``toolmatrix convert PATH --to R``: a project's policy written for another runtime, proved.
 
-The policy (Claude Code's settings; ``--source`` names the runtime when the folder holds
-several) is written in the target runtime's own files (:func:`toolkit.analysis.convert.convert`),
-which are loaded back with the target's engine; every corpus call is decided by both.
+The policy (Claude Code's, Gemini CLI's, Codex's or OpenCode's; ``--source`` names the
+runtime when the folder holds several) is written in the target runtime's own files
+(:func:`toolkit.analysis.convert.convert`), which are loaded back with the target's engine;
+every corpus call is decided by both.
 Printed: the files (their text, when no ``--out`` is given: what would be written), one line
 per loss (``file:line: action: rule — why``), the differences grouped by the loss that
 explains them (``--differences`` lists each one), then a summary.
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="the project folder holding the policy (.claude/...)")
+    parser.add_argument("path", help="the project folder holding the policy (.claude/, "
+                                     ".gemini/, .codex/, opencode.json, ...)")
     parser.add_argument("--to", required=True, choices=TARGETS, metavar="RUNTIME",
                         help=f"the runtime to write for: {', '.join(TARGETS)}")
     parser.add_argument("--out", metavar="DIR",
