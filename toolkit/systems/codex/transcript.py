@@ -109,6 +109,10 @@ class TranscriptReader:
                 self.cwd = payload["cwd"]
         elif kind == "response_item" and isinstance(payload, dict):
             self._item(display, number, payload, data.get("timestamp"))
+        elif kind in _ENVELOPES:  # payload not an object
+            what = "no payload" if payload is None else \
+                f"a payload that is not an object but {type(payload).__name__}"
+            self.log.problem(display, number, f"a {kind} line with {what}; line skipped")
         elif kind in _CALLS or kind in _OUTPUTS:  # a rollout from before the envelope
             self._item(display, number, data, data.get("timestamp"))
         elif kind is None and "instructions" in data and isinstance(data.get("id"), str):
@@ -146,7 +150,9 @@ class TranscriptReader:
             return
         name = item.get("name")
         if not isinstance(name, str) or not name:
-            self.log.problem(display, number, f"{kind} without a name; call skipped")
+            what = "without a name" if name in (None, "") else \
+                f"whose name is not a string but {json.dumps(name)}"
+            self.log.problem(display, number, f"{kind} {what}; call skipped")
             return
         if kind == "custom_tool_call":
             self._add(time, name, {"input": item.get("input")}, call_id, source)
@@ -187,6 +193,10 @@ class TranscriptReader:
                          source=call.source)
         self.calls.clear()
         self.results.clear()
+
+
+#: the envelope lines whose ``payload`` toolkit reads (an object in every Codex version)
+_ENVELOPES = ("session_meta", "turn_context", "response_item")
 
 
 def _object(value: Any) -> dict[str, Any]:

@@ -95,9 +95,9 @@ class TranscriptReader:
             update = data["$set"]
             if isinstance(update.get("messages"), list):
                 session.messages.clear()
-            _metadata(session, update, number)
+            self._metadata(session, update, number)
         elif self.claims(data):
-            _metadata(session, data, number)
+            self._metadata(session, data, number)
         else:
             self.log.problem(display, number, "not a Gemini CLI session record (no 'id', "
                                               "'$set', '$rewindTo' or session metadata); "
@@ -129,9 +129,28 @@ class TranscriptReader:
             return
         data = self.legacy.pop(path)
         session = _Session(display, path, text=path.read_text(encoding="utf-8"))
-        _metadata(session, data, None)
+        self._metadata(session, data, None)
         self.sessions.append(session)
         self.current = None
+
+    def _metadata(self, session: _Session, record: Mapping[str, Any],
+                  number: int | None) -> None:
+        """A metadata record (or ``$set``): its fields, and the messages it holds (a rewritten
+        message keeps the place of its first write, as in the ``Map`` Gemini CLI loads into);
+        a message that is not an object with an ``id`` is a problem."""
+        session.meta.update({k: v for k, v in record.items() if k != "messages"})
+        messages = record.get("messages")
+        if "messages" in record and not isinstance(messages, list):
+            self.log.problem(session.display, number, "'messages' is not a list but "
+                                                      f"{type(messages).__name__}; skipped")
+        for index, message in enumerate(messages if isinstance(messages, list) else ()):
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                session.messages[message["id"]] = (number, message)
+            else:
+                what = "has no 'id'" if isinstance(message, dict) else \
+                    f"is not an object but {type(message).__name__}"
+                self.log.problem(session.display, number,
+                                 f"messages[{index}] {what}; message skipped")
 
     # -- the calls -------------------------------------------------------------------------
 
@@ -157,28 +176,31 @@ class TranscriptReader:
             parent = session.path.parent.name
             shown = f"{parent}/{session_id}" if parent != "chats" else session_id
         for number, message in session.messages.values():
+            line = _line_of(session, number, message)
+            calls = message.get("toolCalls") if message.get("type") == "gemini" else None
+            if calls is not None and not isinstance(calls, list):
+                self.log.problem(session.display, line, "toolCalls is not a list but "
+                                 f"{type(calls).__name__}; the message's calls skipped")
+            for index, call in enumerate(calls if isinstance(calls, list) else ()):
+                if not isinstance(call, dict):
+                    self.log.problem(session.display, line, f"toolCalls[{index}] is not an "
+                                     f"object but {type(call).__name__}; call skipped")
             for call in _tool_calls(message):
                 name = call.get("name")
                 if not isinstance(name, str) or not name:
-                    self.log.problem(session.display, number,
-                                     "tool call without a name; call skipped")
+                    what = "without a name" if name in (None, "") else \
+                        f"whose name is not a string but {json.dumps(name)}"
+                    self.log.problem(session.display, _line_of(session, number, call) or line,
+                                     f"tool call {what}; call skipped")
                     continue
                 args = call.get("args")
                 self.log.add(time=call.get("timestamp") or message.get("timestamp"),
                              session=shown, agent=agent, tool=name,
                              args=args if isinstance(args, dict) else {},
                              observed=_observed(call),
-                             source=f"{session.display}:{_line_of(session, number, call)}")
+                             source=f"{session.display}:{_line_of(session, number, call) or '?'}")
 
 
-def _metadata(session: _Session, record: Mapping[str, Any], number: int | None) -> None:
-    """A metadata record (or ``$set``): its fields, and the messages it holds (a rewritten
-    message keeps the place of its first write, as in the ``Map`` Gemini CLI loads into)."""
-    session.meta.update({k: v for k, v in record.items() if k != "messages"})
-    messages = record.get("messages")
-    for message in messages if isinstance(messages, list) else ():
-        if isinstance(message, dict) and isinstance(message.get("id"), str):
-            session.messages[message["id"]] = (number, message)
 
 
 def _rewind(messages: dict[str, tuple[int | None, dict[str, Any]]], target: str) -> None:
@@ -196,16 +218,16 @@ def _tool_calls(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
 
 
-def _line_of(session: _Session, number: int | None, call: Mapping[str, Any]) -> int | str:
-    """Where a call is: the line of its message's last write, or in a legacy file the line
-    of its ``id``."""
+def _line_of(session: _Session, number: int | None, record: Mapping[str, Any]) -> int | None:
+    """Where a call (or message) is: the line of its message's last write, or in a legacy
+    file the line of its ``id`` (None: unknown)."""
     if number is not None:
         return number
-    if session.text is not None and isinstance(call.get("id"), str):
-        at = session.text.find(json.dumps(call["id"]))
+    if session.text is not None and isinstance(record.get("id"), str):
+        at = session.text.find(json.dumps(record["id"]))
         if at >= 0:
             return session.text.count("\n", 0, at) + 1
-    return "?"
+    return None
 
 
 def _observed(call: Mapping[str, Any]) -> str | None:

@@ -74,7 +74,8 @@ class TranscriptReader:
         tables), or a session file of the JSON storage (``session/<project>/<id>.json`` beside
         ``message/<id>/``)."""
         if path.suffix == ".db":
-            return _tables(path) >= _TABLES
+            tables, error = _tables(path)
+            return error is not None or tables >= _TABLES
         storage = path.parent.parent.parent
         return (path.parent.parent.name == "session" and path.suffix == ".json"
                 and (storage / "message" / path.stem).is_dir())
@@ -89,6 +90,12 @@ class TranscriptReader:
     # -- the database ----------------------------------------------------------------------
 
     def _read_database(self, path: Path, display: str) -> None:
+        _, error = _tables(path)
+        if error is not None:
+            self.log.problem(display, None, f"an SQLite database toolkit cannot read: {error}; "
+                                            "copy the file again (it may be truncated or was "
+                                            "being written)")
+            return
         try:
             with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
                 sessions = dict(db.execute("SELECT id, parent_id FROM session").fetchall())
@@ -130,9 +137,16 @@ class TranscriptReader:
 
     def _load(self, path: Path, display: str) -> dict[str, Any] | None:
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
         except OSError as exc:
             self.log.problem(display, None, f"cannot read file: {exc.strerror or exc}")
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.log.problem(display, raw.count(b"\n", 0, exc.start) + 1,
+                             f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                             f"{exc.start}); file skipped")
             return None
         return self._json(display, None, text)
 
@@ -170,17 +184,21 @@ class TranscriptReader:
                      source=source)
 
 
-def _tables(path: Path) -> set[str]:
-    """The tables of an SQLite file (none when it is not one)."""
+def _tables(path: Path) -> tuple[set[str], str | None]:
+    """The tables of an SQLite file (none when it is not one), and why an SQLite file (it
+    starts with SQLite's header) cannot be read (None: it can, or it is no SQLite file)."""
     try:
         with path.open("rb") as handle:
             if handle.read(len(_SQLITE)) != _SQLITE:
-                return set()
+                return set(), None
+    except OSError:
+        return set(), None  # unreadable and unknown: read_calls reports the file
+    try:
         with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
             return {name for (name,) in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except (OSError, sqlite3.Error):
-        return set()  # not a database toolkit can read: not OpenCode's, read_calls says so
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}, None
+    except sqlite3.Error as exc:
+        return set(), str(exc)
 
 
 def _observed(state: Mapping[str, Any]) -> str | None:
