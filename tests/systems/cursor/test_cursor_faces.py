@@ -166,3 +166,17 @@ def test_cursors_permission_files_mark_the_layout_and_bring_its_builtins(tmp_pat
     (tmp_path / "b" / ".cursor" / "rules" / "style.mdc").write_text("Use tabs.\n")
     other = tk.load(tmp_path / "b")
     assert other.preset.name == "strict" and "Shell" not in set(other.pool)
+
+
+def test_a_file_that_is_not_utf8_names_the_byte_and_the_fix(tmp_path: Path) -> None:
+    """Read through base/source.read_text (h16 finding 6): the byte, its line, what to do,
+    not the codec's own words."""
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "cli.json").write_bytes(
+        b'{\n  "permissions": {\n    "allow": ["Shell(l\xffs)"]\n  }\n}\n')
+    with pytest.raises(DefinitionError) as err:
+        tk.load(tmp_path, home=False, managed=False)
+    assert (err.value.file, err.value.line) == (".cursor/cli.json", 3)
+    assert "not UTF-8 text (byte 0xff" in str(err.value) and "save the file as UTF-8" in str(
+        err.value)
+    assert "codec" not in str(err.value)

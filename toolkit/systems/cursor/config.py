@@ -30,7 +30,7 @@ from typing import Literal
 
 from ...errors import DefinitionError, Problem
 from ..base.mcpconfig import strip_jsonc
-from ..base.source import Located, parse_json
+from ..base.source import Located, parse_json, read_text
 from .tokens import Token, TokenError, parse_token
 
 __all__ = [
@@ -87,10 +87,7 @@ class CursorConfig:
 
 
 def _read(path: Path, shown: str, *, comments: bool) -> Located:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DefinitionError(f"cannot read Cursor's {shown}: {exc}", file=shown) from None
+    text = read_text(path, shown)
     if not text.strip():
         raise DefinitionError("the file is empty; Cursor expects a JSON object ({...})",
                               file=shown, line=1)

@@ -161,17 +161,19 @@ def read_config_file(path: Path, display: str, env: Mapping[str, str] | None = N
     reads as ``{}``). A syntax error is a ``DefinitionError`` in OpenCode's words
     (``Config file at ... is not valid JSON(C): <code> at line L, column C``) at its line."""
     text = read_text(path, display)
-    if not text:
+    if not text:  # loadFile: ``if (!text) return {}``; whitespace is parsed, and refused
         return None
     text = _substitute(text, path, display, os.environ if env is None else env)
     try:
         return parse_jsonc(text, display)
     except JsoncError as exc:
+        fix = ("the file holds only whitespace, which OpenCode refuses (only an empty file "
+               "reads as {}): write {} or empty it") if not text.strip() else (
+            "fix the syntax there (comments and trailing commas are allowed, single quotes "
+            "and unquoted keys are not)")
         raise DefinitionError(
             f"Config file at {display} is not valid JSON(C): {exc.code} at line {exc.line}, "
-            f"column {exc.column}; fix the syntax there (comments and trailing commas are "
-            "allowed, single quotes and unquoted keys are not)",
-            file=display, line=exc.line) from None
+            f"column {exc.column}; {fix}", file=display, line=exc.line) from None
 
 
 def _invalid(src: Located, path: tuple[Any, ...], message: str) -> DefinitionError:
@@ -421,7 +423,14 @@ class _Layers:
         self.merged: dict[str, Any] = {}
 
     def file(self, path: Path, layer: str) -> None:
-        """Merge one config file (a missing one is skipped, as ``readFileStringSafe`` does)."""
+        """Merge one config file (a missing one is skipped, as ``readFileStringSafe`` does;
+        a folder of its name is an error: ``loadFile`` reads it and fails with EISDIR)."""
+        if path.is_dir():
+            self.config.errors.append(Problem(
+                _display(path, self.config.root), None,
+                f"{path.name} is a folder, not a file: OpenCode cannot read its config there "
+                "(ConfigJsonError, EISDIR) and does not start; remove or rename the folder"))
+            return
         if not path.is_file():
             return
         display = _display(path, self.config.root)
