@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from ...core.decision import Effect
 from .rules import ShellPattern, SourceRule
 from .target import Loss
 
@@ -113,7 +114,7 @@ def dead_wrapper_allow(rule: SourceRule, losses: list[Loss]) -> bool:
     matches what is left once the wrapper is gone, not the wrapped command: a target that
     does not strip it would allow more, so the rule is not written (listed ``dropped``)."""
     words = rule.shell.literal.split()
-    if rule.effect.value != "allow" or not words or words[0] not in STRIPPED:
+    if rule.effect is not Effect.ALLOW or not words or words[0] not in STRIPPED:
         return False
     losses.append(Loss("dropped", f"Claude Code strips {words[0]!r} before matching, so this "
                                   "allow rule never sees it; a target that keeps the wrapper "
@@ -127,7 +128,7 @@ def quoted_wildcard_allow(rule: SourceRule, losses: list[Loss]) -> bool:
     such a rule rarely matches what it seems to; a target matching the raw text would match
     more (``git commit -m ' && rm -rf x'``). Not written (listed ``dropped``)."""
     text = rule.shell.text
-    if rule.effect.value != "allow" or rule.shell.kind in ("any", "exact") or not (
+    if rule.effect is not Effect.ALLOW or rule.shell.kind in ("any", "exact") or not (
             "'" in text or '"' in text or "\\" in text):
         return False
     losses.append(Loss("dropped", "Claude Code matches this wildcard rule against the command "
