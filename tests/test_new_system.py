@@ -29,7 +29,7 @@ from toolkit.core.presets import Preset
 from toolkit.errors import Problem
 from toolkit.systems import registry
 from toolkit.systems.base.definitions import Definitions
-from toolkit.systems.base.engine import conditional, conditional_verdict
+from toolkit.systems.base.engine import EngineDefaults
 from toolkit.systems.base.formats import Format
 from toolkit.systems.base.source import SourceFile
 from toolkit.systems.base.system import Layout, System
@@ -57,8 +57,9 @@ def _add_builtins(defs: Definitions) -> None:
                                          source="native", file="<toybox built-in>"))
 
 
-class ToyEngine:
-    """toybox's permission engine: the first matching rule of each kind, then decide_call."""
+class ToyEngine(EngineDefaults):
+    """toybox's permission engine: the first matching rule of each kind, then decide_call
+    (conditional, approvals and gaps: EngineDefaults')."""
 
     system = "toybox"
 
@@ -102,21 +103,9 @@ class ToyEngine:
                 out[canonical] = (*out.get(canonical, ()), rule)
         return out
 
-    conditional = staticmethod(conditional)
-    conditional_verdict = staticmethod(conditional_verdict)
-
     def frame(self, agents: Iterable[AgentDefinition]) -> pd.DataFrame:
         return pd.DataFrame([{"text": r.text, "kind": r.kind, "file": r.file, "line": r.line}
                              for r in self.rules])
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        return []
 
 
 def _open_engine(path: Any, **options: Any) -> ToyEngine | None:
@@ -194,8 +183,10 @@ def test_the_matrix_agrees_with_explain(toybox: Path) -> None:
             assert effects.loc[tool, column] == want, (agent, tool)
     cells = {(t, a): effects.loc[t, c] for t in ("run", "look")
              for c, a in zip(effects.columns, agents, strict=True)}
-    assert cells == {("run", "builder"): "conditional", ("look", "builder"): "explicit-deny",
-                     ("run", "reader"): "implicit-deny", ("look", "reader"): "explicit-deny"}
+    assert cells == {("run", "builder"): Effect.CONDITIONAL.value,
+                     ("look", "builder"): Effect.DENY.value,
+                     ("run", "reader"): Effect.IMPLICIT_DENY.value,
+                     ("look", "reader"): Effect.DENY.value}
 
 
 def test_check_call_decides_with_the_new_engine(toybox: Path) -> None:

@@ -871,7 +871,7 @@ class Policy:
         """
         engine = self._engine(runtime)
         definition = self.agent(agent) if agent is not None else None
-        if definition is not None and not getattr(engine, "applies_agent_tools", False) \
+        if definition is not None and not engine.applies_agent_tools \
                 and self.pool.index.lookup(tool) is not None:
             # This runtime's engine reads no agent definitions: the agent's own tool list
             # (its front matter, SPEC section 4) still decides first, as the matrix shows it.
@@ -1026,7 +1026,7 @@ class Policy:
                     chosen = chosen & (in_runtime == runtime)
                 columns = frame.columns[chosen]
                 block = frame.loc[rows, columns]
-                frame.loc[rows, columns] = block.mask(block.isin(granted), "conditional")
+                frame.loc[rows, columns] = block.mask(block.isin(granted), Effect.CONDITIONAL.value)
         return frame
 
     # -- validation ---------------------------------------------------------------------------

@@ -57,13 +57,17 @@ class PermissionEngine(Protocol):
     (``explain``, the matrix) take from the engine its bare deny / ask rules and the
     tools whose calls depend on their arguments (shown ``conditional``).
 
-    An engine that applies an agent's own tool list in ``check_call`` says so with a class
-    attribute ``applies_agent_tools = True``; for any other, ``Policy.check_call`` applies
-    the agent's tool list first (the name-level answer the matrix shows).
+    An engine that applies an agent's own tool list in ``check_call`` says so with
+    ``applies_agent_tools = True``; for any other, ``Policy.check_call`` applies the agent's
+    tool list first (the name-level answer the matrix shows).
+    :class:`~toolkit.systems.base.engine.EngineDefaults` gives the defaults (False, no
+    approvals, no gaps).
     """
 
     #: the system whose engine this is (``"claude-code"``)
     system: str
+    #: whether ``check_call`` applies an agent's own tool list itself
+    applies_agent_tools: bool = False
 
     @property
     def problems(self) -> Iterable[Problem]:

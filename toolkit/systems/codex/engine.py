@@ -39,7 +39,7 @@ from ...core.decision import (
 )
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import DefinitionError, Problem
-from ..base.engine import ConditionalRules
+from ..base.engine import EngineDefaults
 from ..base.memo import DecisionMemo
 from .approval import (
     PROMPT_CONFLICT_REASON,
@@ -121,7 +121,7 @@ def _layer(rule: PrefixRule, settings: CodexSettings | None = None) -> str:
     return "user" if (rule.file or "").startswith("~") else "project"
 
 
-class CodexEngine(ConditionalRules):
+class CodexEngine(EngineDefaults):
     """One project's Codex settings as a :class:`~toolkit.systems.base.system.PermissionEngine`."""
 
     system = "codex"
@@ -557,15 +557,6 @@ class CodexEngine(ConditionalRules):
             out += [{"tool": "shell", "args": {"command": list(tokens)},
                      "rule": self._rules[id(r)], "matches": False} for tokens in r.not_matches]
         return out
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        return []
 
 
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,

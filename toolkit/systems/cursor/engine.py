@@ -47,7 +47,7 @@ from ...core.decision import (
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
 from ..base import shell
-from ..base.engine import ConditionalRules
+from ..base.engine import EngineDefaults
 from ..base.paths import absolute, home_folder, is_under
 from .config import CursorConfig, Entry, is_project, read_config
 from .names import SYNTAX
@@ -80,7 +80,7 @@ def _where(entry: Entry) -> str:
     return f"{entry.file}:{entry.line}" if entry.line is not None else entry.file
 
 
-class CursorEngine(ConditionalRules):
+class CursorEngine(EngineDefaults):
     """One project's Cursor permission files as a
     :class:`~toolkit.systems.base.system.PermissionEngine`."""
 
@@ -392,18 +392,6 @@ class CursorEngine(ConditionalRules):
                          "status": "active"})
         return pd.DataFrame(rows, columns=["text", "kind", "tool", "spec", "layer", "file",
                                            "line", "status"]).astype({"line": "Int64"})
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        """Cursor's approval of an MCP server is in its settings UI, not a file: none."""
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        """No subagent permissions are modelled: no gaps."""
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        """No gaps, so no warnings."""
-        return []
 
 
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,

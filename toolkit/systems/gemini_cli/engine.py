@@ -23,9 +23,9 @@ from ...core.decision import (
     combine_parts,
     decide_call,
 )
-from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
+from ...core.models import NO_RULE, AgentDefinition, Rule
 from ...errors import Problem
-from ..base.engine import ConditionalRules
+from ..base.engine import EngineDefaults
 from ..base.memo import DecisionMemo
 from ..base.paths import home_folder
 from .config import GeminiConfig, load_config
@@ -79,7 +79,7 @@ def _priority(rule: PolicyRule) -> str:
     return f"priority {rule.priority:.3f} ({rule.tier} tier, {rule.source})"
 
 
-class GeminiPermissions(ConditionalRules):
+class GeminiPermissions(EngineDefaults):
     """The policies and settings of one Gemini CLI project and the questions asked of them."""
 
     system = "gemini-cli"
@@ -315,18 +315,6 @@ class GeminiPermissions(ConditionalRules):
                 if section else "_No policies._"
             content += f"### {title}\n{body}\n\n"
         return content
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        """Gemini CLI has no per-server approval step (``trust`` is a rule band)."""
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        """Subagents' calls go through the same policy engine: no gaps."""
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        """No gaps, so no warnings."""
-        return []
 
 
 def _js_number(value: float) -> str:

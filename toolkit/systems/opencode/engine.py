@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ...core.decision import CallFacts, Decision, Effect, Reason, decide_call
 from ...core.models import AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
-from ..base.engine import ConditionalRules
+from ..base.engine import EngineDefaults
 from ..base.paths import home_folder
 from . import wildcard
 from .agents import (
@@ -121,7 +121,7 @@ class _Args:
         return value if isinstance(value, str) else json.dumps(value)
 
 
-class OpenCodePermissions(ConditionalRules):
+class OpenCodePermissions(EngineDefaults):
     """The configuration and agents of one OpenCode project, and the questions asked of them."""
 
     #: check_call applies an agent's own tools / permissions itself (Policy.check_call
@@ -381,18 +381,6 @@ class OpenCodePermissions(ConditionalRules):
         columns = ["text", "kind", "tool", "spec", "layer", "file", "line", "agent", "status",
                    "warnings", "position"]
         return pd.DataFrame(rows, columns=columns).astype({"line": "Int64"})
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        """OpenCode has no per-server approval step (an MCP tool is a permission key)."""
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        """Subagents are checked against their own merged ruleset: no gaps."""
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        """No gaps, so no warnings."""
-        return []
 
 
 def is_project(root: Path) -> bool:

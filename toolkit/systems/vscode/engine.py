@@ -37,7 +37,7 @@ from ...core.decision import (
 )
 from ...core.models import NO_RULE, AgentDefinition, Rule, ServerConfig
 from ...errors import Problem
-from ..base.engine import ConditionalRules
+from ..base.engine import EngineDefaults
 from ..base.paths import home_folder
 from .autoapprove import (
     ApprovalResult,
@@ -76,7 +76,7 @@ NO_CONFIRMATION = frozenset({
 MODES = ("default", "global-auto-approve")
 
 
-class VSCodeEngine(ConditionalRules):
+class VSCodeEngine(EngineDefaults):
     """One project's VS Code settings as a
     :class:`~toolkit.systems.base.system.PermissionEngine`."""
 
@@ -311,15 +311,6 @@ class VSCodeEngine(ConditionalRules):
                 for r in self.approve_rules.all()]
         return pd.DataFrame(rows, columns=["text", "kind", "matchCommandLine", "default",
                                            "layer", "file", "line", "status"])
-
-    def approvals(self, servers: Mapping[str, ServerConfig]) -> list[Any]:
-        return []
-
-    def gaps(self, agents: Iterable[AgentDefinition]) -> list[dict[str, Any]]:
-        return []
-
-    def gap_problems(self, agents: Iterable[AgentDefinition]) -> list[Problem]:
-        return []
 
 
 def open_engine(path: str | os.PathLike[str], *, home: Any = None, managed: Any = None,
