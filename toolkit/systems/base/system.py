@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .calllog import CallLog, TranscriptReader
     from .definitions import Definitions
     from .formats import Format
+    from .probe import ShellProbe
 
 __all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PermissionEngine", "System"]
 
@@ -167,3 +168,6 @@ class System:
     transcripts: Callable[[CallLog], TranscriptReader] | None = None
     #: built-in tool -> its risk classes (``base.risks``; read by ``analysis.risk``)
     risks: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: the project's shell-command rules and the commands they speak of, for the bypass
+    #: probes (``base.probe``; read by ``analysis.probe``); None: its rules are not probed
+    probe: Callable[[PermissionEngine], ShellProbe] | None = None
