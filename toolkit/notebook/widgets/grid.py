@@ -14,6 +14,7 @@ from typing import Any
 import anywidget
 import traitlets as t
 
+from ...core.decision import Effect
 from ...render.decisions import MARKS, PALETTE
 from ..fleet import CODE_EFFECTS, CODE_LABELS, MatrixData
 
@@ -43,6 +44,8 @@ class MatrixGrid(anywidget.AnyWidget):
     palette = t.List(t.Unicode(), [PALETTE[e] for e in CODE_EFFECTS]).tag(sync=True)
     marks = t.List(t.Unicode(), [MARKS[e] for e in CODE_EFFECTS]).tag(sync=True)
     granted = t.List(t.Bool(), [e.granted for e in CODE_EFFECTS]).tag(sync=True)
+    #: each code's effect's place in Effect's order (a header click sorts by it: allow first)
+    ranks = t.List(t.Int(), [list(Effect).index(e) for e in CODE_EFFECTS]).tag(sync=True)
     #: [tool index, column index] of the clicked cell, or [] (set by the browser)
     selected = t.List(t.Int()).tag(sync=True)
     #: bumped after every new matrix, so the browser rebuilds once
