@@ -107,7 +107,7 @@ def test_roo_code_11095_prefix_allow_and_a_redirect(tmp_path: Path) -> None:
     [row] = found.to_dict("records")
     assert (row["kind"], row["command"], row["template"]) == (
         "allow-escape", "git show --output=~/.bashrc", "git-output-file")
-    assert row["deciding_rule"] == "Bash(git show:*)" and row["effect"] == "allow"
+    assert row["deciding_rule"] == "Bash(git show:*)" and row["effect"] == Effect.ALLOW.value
 
 
 def test_python_prefix_allow_runs_any_code(tmp_path: Path) -> None:
@@ -207,7 +207,7 @@ def test_every_finding_is_what_check_call_says(tmp_path: Path) -> None:
     assert set(found["kind"]) == {"allow-escape", "deny-bypass"}
     for row in found.to_dict("records"):
         d = proj.check_call("Bash", {"command": row["command"]})
-        assert d.effect.value == row["effect"] == "allow"
+        assert d.effect.value == row["effect"] == Effect.ALLOW.value
         texts = [r.text for r in (d.rule, *(p.rule for p in d.parts)) if r.kind != "none"]
         assert row["deciding_rule"] == "; ".join(dict.fromkeys(texts))
 
@@ -289,7 +289,7 @@ def test_codex_prefix_rules_through_its_engine(tmp_path: Path) -> None:
     assert not push.empty and set(push["kind"]) == {"deny-bypass"}
     for row in push.head(20).to_dict("records"):
         d = proj.check_call("shell", {"command": ["bash", "-lc", row["command"]]})
-        assert d.effect is Effect.ALLOW and row["effect"] == "allow"
+        assert d.effect is Effect.ALLOW and row["effect"] == Effect.ALLOW.value
     # the plain form is the rule's: it asks
     d = proj.check_call("shell", {"command": ["bash", "-lc", "git push"]})
     assert d.effect is Effect.ASK
