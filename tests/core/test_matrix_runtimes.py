@@ -121,7 +121,7 @@ def test_runtimes_combine_with_contexts_and_presets(proj: tk.Project) -> None:
             d = proj.explain(agent, tool, preset=preset, runtime=runtime)
             assert table.loc[tool, (runtime, agent, preset)] == d.verdict.label or (
                 d.effect is Effect.CONDITIONAL
-                and table.loc[tool, (runtime, agent, preset)] == "conditional")
+                and table.loc[tool, (runtime, agent, preset)] == Effect.CONDITIONAL.value)
 
 
 def test_a_project_with_one_runtime_shows_it(tmp_path: Path) -> None:

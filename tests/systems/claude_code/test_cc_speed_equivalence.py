@@ -28,6 +28,7 @@ import pytest
 from bench.runtimes import claude_settings
 from tests.support.caches import clear_caches
 from tests.support.command_corpus import commands
+from toolkit.core.decision import Effect
 from toolkit.core.models import Rule
 from toolkit.systems.claude_code.permissions import rules
 from toolkit.systems.claude_code.permissions.evaluate import (
@@ -122,7 +123,7 @@ def test_fast_path_decides_as_the_plain_evaluation(settings: Settings, mode: str
     plain = _decisions(settings, PlainRuleSet(settings.rules), mode, cwd, corpus)
     differ = [(c, f, p) for c, f, p in zip(corpus, fast, plain, strict=True) if f != p]
     assert not differ, f"{len(differ)} of {len(corpus)} differ; first: {differ[0]}"
-    assert sum(d.effect.value == "explicit-deny" for d in plain) > 10  # path denies were met
+    assert sum(d.effect is Effect.DENY for d in plain) > 10  # path denies were met
 
 
 def _patterns(rnd: random.Random) -> Iterator[str]:

@@ -299,12 +299,12 @@ def test_explain_and_matrix_agree_with_check_call(shop: Path) -> None:
         for column, agent in columns:
             cell = effects.loc[tool, column]
             assert cell == proj.explain(agent, tool).effect.value, (agent, tool)
-            if cell != "conditional":
+            if cell != Effect.CONDITIONAL.value:
                 call = proj.check_call(tool, CALL, agent=agent)
                 assert call.effect.value == cell, (agent, tool, call.message)
     build = next(c for c, a in columns if a == "build")
-    assert effects.loc["webfetch", build] == "explicit-deny"
-    assert effects.loc["bash", build] == "conditional"
+    assert effects.loc["webfetch", build] == Effect.DENY.value
+    assert effects.loc["bash", build] == Effect.CONDITIONAL.value
 
 
 @pytest.mark.parametrize(("command", "status"), [("git status", 0), ("rm x", 1), ("ls", 2)])

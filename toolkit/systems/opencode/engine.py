@@ -341,18 +341,17 @@ class OpenCodePermissions(EngineDefaults):
 
     def name_level(self, agent: Agent, tool: str) -> tuple[str, PermissionRule | None,
                                                            tuple[PermissionRule, ...]]:
-        """(effect word, deciding rule, argument rules) of ``tool`` for ``agent`` when the
-        arguments are not known: ``deny`` when ``disabled``, else the last ``*`` rule's action,
-        ``conditional`` when rules with other patterns come after it."""
+        """(OpenCode action, deciding rule, argument rules) of ``tool`` for ``agent`` when the
+        arguments are not known: the last ``*`` rule's action (``ask``, OpenCode's default,
+        when none matches), and the rules with other patterns after it, which decide each
+        call by its arguments (none: the action holds for every call)."""
         rules = self.ruleset(agent)
         permission = permission_of(opencode_name(tool))
         matching = [r for r in rules if wildcard.match(permission, r.permission)]
-        if not matching:
-            return "ask", None, ()
-        if matching[-1].pattern == "*":
-            return matching[-1].action, matching[-1], ()
         base = max((i for i, r in enumerate(matching) if r.pattern == "*"), default=-1)
-        return "conditional", matching[base] if base >= 0 else None, tuple(matching[base + 1:])
+        if base < 0:
+            return "ask", None, tuple(matching)
+        return matching[base].action, matching[base], tuple(matching[base + 1:])
 
     def argument_rules(self, definition: AgentDefinition | None,
                        lookup: Callable[[str], str | None]) -> dict[str, tuple[Rule, ...]]:
@@ -363,8 +362,8 @@ class OpenCodePermissions(EngineDefaults):
         out: dict[str, tuple[Rule, ...]] = {}
         for tool in definition.metadata.get("opencode_tools", ()):
             canonical = lookup(tool)
-            effect, _, later = self.name_level(agent, tool)
-            if canonical is not None and effect == "conditional":
+            _, _, later = self.name_level(agent, tool)
+            if canonical is not None and later:
                 out[canonical] = tuple(to_rule(r, agent.name) for r in later)
         return out
 
