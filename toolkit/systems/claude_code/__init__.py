@@ -14,6 +14,7 @@ from . import loader
 from .permissions.engine import empty_engine, open_engine
 from .permissions.rules import MODES_ALIASES
 from .permissions.settings import MODES
+from .probe import probe as shell_probe
 from .tools import RISKS
 from .transcript import TranscriptReader
 
@@ -40,6 +41,7 @@ SYSTEM = System(
     add_builtins=loader.add_builtins,
     read_agent=loader.read_agent,
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     transcripts=TranscriptReader,
     risks=RISKS,

@@ -21,6 +21,7 @@ from ..base.risks import ALL, WRITE
 from ..base.system import Layout, System
 from .config import APPROVAL_POLICIES, project_folders
 from .engine import empty_engine, open_engine
+from .probe import probe as shell_probe
 from .transcript import TranscriptReader
 
 __all__ = ["SYSTEM"]
@@ -65,6 +66,7 @@ SYSTEM = System(
     hidden_folders=(".codex",),
     add_builtins=_add_builtins,
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     modes=APPROVAL_POLICIES,
     risks={"shell": ALL, "apply_patch": WRITE},

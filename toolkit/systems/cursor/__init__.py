@@ -27,6 +27,7 @@ from ..base.source import SourceFile
 from ..base.system import Layout, System
 from .engine import MODE_ALIASES, MODES, empty_engine, open_engine
 from .names import cursor_names
+from .probe import probe as shell_probe
 from .tools import BUILTINS, RISKS
 
 __all__ = ["SYSTEM"]
@@ -54,6 +55,7 @@ SYSTEM = System(
     hidden_folders=(".cursor",),
     add_builtins=_add_builtins,
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     name_rules=cursor_names,
     modes=MODES,

@@ -22,6 +22,7 @@ from ..base.formats import Format
 from ..base.source import SourceFile, parse_json
 from ..base.system import Layout, System
 from .engine import MODE_ALIASES, MODES, empty_engine, open_engine
+from .probe import probe as shell_probe
 from .tools import RISKS, add_builtins
 from .transcript import TranscriptReader
 
@@ -55,6 +56,7 @@ SYSTEM = System(
     hidden_folders=(".gemini",),
     add_builtins=add_builtins,
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     risks=RISKS,
     modes=MODES,

@@ -19,6 +19,7 @@ from ..base.system import Layout, System
 from .engine import MODES, empty_engine, open_engine
 from .loader import load_project
 from .names import opencode_names
+from .probe import probe as shell_probe
 from .tools import RISKS, add_builtins
 from .transcript import TranscriptReader
 
@@ -46,6 +47,7 @@ SYSTEM = System(
     hidden_folders=(".opencode",),
     add_builtins=add_builtins,
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     name_rules=opencode_names,
     modes=MODES,

@@ -19,6 +19,7 @@ from ..base.formats import Format
 from ..base.source import SourceFile
 from ..base.system import System
 from .engine import MODES, empty_engine, open_engine
+from .probe import probe as shell_probe
 
 __all__ = ["SYSTEM"]
 
@@ -40,6 +41,7 @@ SYSTEM = System(
     formats=(Format("vscode-settings", _engine_file, sniff=_is_agent_settings,
                     suffixes=(".json",)),),
     engine=open_engine,
+    probe=shell_probe,
     empty_engine=empty_engine,
     modes=MODES,
 )
