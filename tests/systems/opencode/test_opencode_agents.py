@@ -8,6 +8,7 @@ here). Each test names the upstream test it ports. The face tests follow
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -19,9 +20,11 @@ import pytest
 import toolkit as tk
 from toolkit.cli import main
 from toolkit.core.decision import Effect
+from toolkit.core.models import AgentDefinition
 from toolkit.errors import DefinitionError
 from toolkit.systems.opencode.agents import build_agents, default_agent, evaluate
 from toolkit.systems.opencode.config import load_config
+from toolkit.systems.opencode.engine import empty_engine as opencode_empty_engine
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "opencode"
 
@@ -379,3 +382,21 @@ def test_the_global_layer_is_read_from_home(tmp_path: Path) -> None:
     assert proj.check_call("bash", {"command": "git log"}).effect is Effect.ALLOW
     d = proj.check_call("bash", {"command": "curl x"})
     assert d.effect is Effect.DENY and d.rule.layer == "global"
+
+
+def test_auto_mode_approves_a_call_no_rule_matches(tmp_path: Path) -> None:
+    """``Permission.evaluate`` (permission/next.ts) answers ``ask`` when no rule of the ruleset
+    matches (ported: test_opencode_permission.py, "empty ruleset returns ask"); ``opencode
+    --auto`` approves every ask. Every built-in agent's ruleset starts with ``"*": allow`` (or
+    deny), so an agent whose ruleset is empty is built here by hand to reach that branch."""
+    engine = opencode_empty_engine(str(tmp_path))
+    engine.agents["bare"] = dataclasses.replace(engine.agents["build"], name="bare",
+                                                permission=[])
+    bare = AgentDefinition(name="bare")
+
+    def effect(mode: str) -> Effect:
+        return engine.check_call("webfetch", {"url": "https://x.example"}, bare, mode=mode,
+                                 cwd=None, hook=None, known=lambda _: True).effect
+
+    assert effect("default") is Effect.ASK
+    assert effect("auto") is Effect.ALLOW
