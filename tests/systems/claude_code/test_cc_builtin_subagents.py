@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
+from toolkit.core.decision import Effect
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "claude-builtin-subagents"
 APP = FIXTURES / "app"
@@ -46,11 +47,11 @@ def test_built_in_subagents_answer_by_name_with_their_documented_tools(
 
 def test_built_in_subagents_run_under_the_sessions_settings(app: tk.Project) -> None:
     d = app.check_call("Bash", {"command": "pnpm add lodash"}, agent="general-purpose")
-    assert (d.effect.value, d.rule.text) == ("explicit-deny", "Bash(pnpm add *)")
+    assert (d.effect, d.rule.text) == (Effect.DENY, "Bash(pnpm add *)")
     d = app.check_call("Bash", {"command": "pnpm test"}, agent="Explore")
-    assert (d.effect.value, d.rule.text) == ("allow", "Bash(pnpm test)")
+    assert (d.effect, d.rule.text) == (Effect.ALLOW, "Bash(pnpm test)")
     d = app.check_call("Edit", {"file_path": "src/a.ts"}, agent="Explore")
-    assert d.effect.value == "explicit-deny" and d.reason.value == "agent-tools"
+    assert d.effect is Effect.DENY and d.reason.value == "agent-tools"
 
 
 def test_a_project_subagent_of_the_same_name_replaces_the_built_in(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_v1_inline_sidechain_calls_are_the_launching_subagent_types(app: tk.Proj
     rp = tk.replay(app, V1)
     side = rp.calls[rp.calls["agent"] == "general-purpose"]
     assert list(side["args"].map(lambda a: a["command"])) == ["pnpm add lodash", "pnpm test"]
-    assert list(side["effect"]) == ["explicit-deny", "allow"]
+    assert list(side["effect"]) == [Effect.DENY.value, Effect.ALLOW.value]
     assert "sidechain" not in set(rp.calls["agent"])
     # the deny added since blocks a call that ran: a regression, and the rule is used
     assert [a["command"] for a in rp.regressions["args"]] == ["pnpm add lodash"]
@@ -87,7 +88,7 @@ def test_v2_subagent_files_of_a_built_in_type_are_evaluated(app: tk.Project) -> 
     rp = tk.replay(app, V2)
     explore = rp.calls[rp.calls["agent"] == "Explore"]
     assert list(explore["tool"]) == ["Grep", "Bash"]
-    assert list(explore["effect"]) == ["allow", "explicit-deny"]
+    assert list(explore["effect"]) == [Effect.ALLOW.value, Effect.DENY.value]
     assert [a["command"] for a in rp.regressions["args"]] == ["pnpm add date-fns"]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import toolkit as tk
+from toolkit.core.decision import Effect
 
 
 def _project(tmp_path: Path, permissions: dict[str, list[str]]) -> tk.Project:
@@ -32,7 +33,7 @@ def test_timeout_colon_star_is_a_command_prefix_rule(tmp_path: Path) -> None:
     rows = proj.permissions.set_index("text")
     assert rows.loc["Bash(timeout:*)", "status"] != "skipped"
     d = proj.check_call("Bash", {"command": "timeout 30 npm test"})
-    assert (d.effect.value, d.rule.text) == ("ask", "Bash(timeout:*)")
+    assert (d.effect, d.rule.text) == (Effect.ASK, "Bash(timeout:*)")
     d = proj.check_call("Bash", {"command": "gtimeout 5 ls"})
     assert d.rule is not None and d.rule.text in ("Bash(gtimeout:*)",)
     proj.close()
@@ -41,8 +42,8 @@ def test_timeout_colon_star_is_a_command_prefix_rule(tmp_path: Path) -> None:
 def test_a_real_parameter_rule_still_is_one(tmp_path: Path) -> None:
     proj = _project(tmp_path, {"deny": ["Bash(run_in_background:true)"]})
     d = proj.check_call("Bash", {"command": "npm run dev", "run_in_background": True})
-    assert d.effect.value == "explicit-deny"
-    assert proj.check_call("Bash", {"command": "npm run dev"}).effect.value != "explicit-deny"
+    assert d.effect is Effect.DENY
+    assert proj.check_call("Bash", {"command": "npm run dev"}).effect is not Effect.DENY
     proj.close()
 
 
@@ -50,7 +51,7 @@ def test_permissions_text_is_the_rule_as_written(tmp_path: Path) -> None:
     written = "Bash(echo \\(hi\\))"
     proj = _project(tmp_path, {"allow": [written]})
     assert list(proj.permissions["text"]) == [written]
-    assert proj.check_call("Bash", {"command": "echo (hi)"}).effect.value == "allow"
+    assert proj.check_call("Bash", {"command": "echo (hi)"}).effect is Effect.ALLOW
     proj.close()
 
 
@@ -58,14 +59,14 @@ def test_permissions_text_is_the_rule_as_written(tmp_path: Path) -> None:
 def test_a_trailing_wildcard_beside_another_needs_an_argument(tmp_path: Path,
                                                               rule: str) -> None:
     proj = _project(tmp_path, {"allow": [rule]})
-    assert proj.check_call("Bash", {"command": "npm --help x"}).effect.value == "allow"
-    assert proj.check_call("Bash", {"command": "npm --help"}).effect.value == "ask"
+    assert proj.check_call("Bash", {"command": "npm --help x"}).effect is Effect.ALLOW
+    assert proj.check_call("Bash", {"command": "npm --help"}).effect is Effect.ASK
     proj.close()
 
 
 def test_a_lone_trailing_wildcard_still_matches_the_bare_command(tmp_path: Path) -> None:
     proj = _project(tmp_path, {"allow": ["Bash(npm run *)", "Bash(ls *)"]})
-    assert proj.check_call("Bash", {"command": "npm run"}).effect.value == "allow"
-    assert proj.check_call("Bash", {"command": "npm run build"}).effect.value == "allow"
-    assert proj.check_call("Bash", {"command": "lsof -i"}).effect.value == "ask"
+    assert proj.check_call("Bash", {"command": "npm run"}).effect is Effect.ALLOW
+    assert proj.check_call("Bash", {"command": "npm run build"}).effect is Effect.ALLOW
+    assert proj.check_call("Bash", {"command": "lsof -i"}).effect is Effect.ASK
     proj.close()

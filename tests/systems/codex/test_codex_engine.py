@@ -204,7 +204,7 @@ def test_toolmatrix_why_json(tmp_path: Path) -> None:
     main(["why", str(root), "shell", "git push origin main", "--runtime", "codex", "--home",
           str(home), "--format", "json"], out, err)
     data = json.loads(out.getvalue())
-    assert data["effect"] == "explicit-deny"
+    assert data["effect"] == Effect.DENY.value
     assert data["rule"]["file"] == ".codex/rules/team.rules" and data["rule"]["line"] == 3
     assert "push through a pull request" in data["message"]
 

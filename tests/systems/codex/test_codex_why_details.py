@@ -78,7 +78,7 @@ def test_runtime_args_reach_codex(tmp_path: Path, option: str) -> None:
     """``-a never``: a rule's prompt becomes Forbidden (PROMPT_CONFLICT_REASON)"""
     root, home = _project(tmp_path)
     status, data = _why(root, home, "npm install", f"{option}=-a never -s workspace-write")
-    assert status == 1 and data["effect"] == "implicit-deny"
+    assert status == 1 and data["effect"] == Effect.IMPLICIT_DENY.value
     assert data["mode"] == "never"
     assert data["details"]["requirement"] == {"forbidden": {
         "reason": "approval required by policy, but AskForApproval is set to Never"}}
