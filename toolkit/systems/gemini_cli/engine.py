@@ -253,6 +253,12 @@ class GeminiPermissions(EngineDefaults):
                 continue
             if rule.decision != result.decision:
                 continue
+            if rule.decision == DENY and name not in engine.excluded_tools(
+                    all_tool_names=[name]):
+                # getExcludedTools keeps a tool a higher-priority non-deny argsPattern rule
+                # names (tools.allowed narrowing run_shell_command): its calls are decided
+                # by their arguments, not denied by name
+                continue
             out.append(to_rule(rule).model_copy(update={"pattern": name, "spec": None}))
         return tuple(out)
 
