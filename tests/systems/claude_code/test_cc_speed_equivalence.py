@@ -206,3 +206,19 @@ def test_first_path_tries_fewer_rules(settings: Settings) -> None:
     tried.clear()
     ruleset.first_path("deny", match, [f"{settings.root}/secret0/k"], settings.root)
     assert "Read(./secret0/**)" in tried
+
+
+def test_powershell_command_rules_ignore_case_through_the_index() -> None:
+    """permissions#powershell: PowerShell command patterns match case-insensitively, so the
+    first-word index (case-sensitive) is not used for them: ``Get-Item *`` matches
+    ``get-item x`` as when matched on its own."""
+    chosen = [parse_rule("PowerShell(Get-Item *)", "allow"), parse_rule("Bash(git *)", "allow"),
+              parse_rule("PowerShell(Remove-Item x)", "allow")]
+    ruleset = RuleSet(chosen)
+    found = ruleset.command("allow", "PowerShell", ["get-item x"])
+    assert found is not None and found[1].text == "PowerShell(Get-Item *)"
+    assert chosen[0].command_matches("get-item x")
+    found = ruleset.command("allow", "PowerShell", ["REMOVE-ITEM x"])
+    assert found is not None and found[1].text == "PowerShell(Remove-Item x)"
+    assert ruleset.command("allow", "Bash", ["GIT status"]) is None
+    assert ruleset.command("allow", "Bash", ["git status"]) == (1, chosen[1])
