@@ -93,13 +93,35 @@ function themeFont(variable, fallback) {
 
 let measureContext = null;
 
-// The rendered width of each text in `font` (canvas measureText: the real glyphs).
-function widths(texts, font) {
+function measurer(font) {
   measureContext = measureContext || document.createElement("canvas").getContext("2d");
   measureContext.font = font;
+  return (text) => measureContext.measureText(text).width;
+}
+
+// The rendered width of each text in `font` (canvas measureText: the real glyphs).
+function widths(texts, font) {
+  const measure = measurer(font);
   const out = new Map();
-  for (const t of texts) if (!out.has(t)) out.set(t, measureContext.measureText(t).width);
+  for (const t of texts) if (!out.has(t)) out.set(t, measure(t));
   return out;
+}
+
+// The width of the widest text in `font`, measuring only the texts that could be wider
+// than a longest one (5,000 names: a few measured in a monospace font, not all).
+function widest(texts, font) {
+  const measure = measurer(font);
+  let longest = "";
+  for (const t of texts) if (t.length > longest.length) longest = t;
+  let most = measure(longest);
+  // no glyph of these is narrower than the widest of a few wide ones: a text shorter than
+  // most / that width cannot be wider (texts beyond printable ASCII are always measured)
+  const glyph = Math.max(...["W", "M", "@", "%", "m", "_"].map(measure));
+  const shortest = most / glyph;
+  for (const t of texts) {
+    if (t.length > shortest || /[^\x20-\x7e]/.test(t)) most = Math.max(most, measure(t));
+  }
+  return most;
 }
 
 // One CSV field; a leading = + - @ is quoted away so a spreadsheet reads a name, never a formula.
@@ -168,6 +190,7 @@ function render({ model, el: root }) {
   let frame = 0;
   let active = [0, 0]; // the focused cell: [row, column] in view order
   let headSort = null; // {axis: "rows" | "columns", index, dir: 1 | -1}: a header click's sort
+  let painted = { r0: 0, r1: 0, c0: 0, c1: 0 }; // the rows and columns in the DOM
 
   function load() {
     const view = model.get("codes");
@@ -198,10 +221,8 @@ function render({ model, el: root }) {
     options(effectSel, ["any effect", ...effectNames.map((e) => `has ${e}`)]);
     // Sizes from the real glyphs of the theme's fonts, not a guessed width per character.
     const room = Math.max(280, 0.4 * (root.clientWidth || window.innerWidth || 1000));
-    const toolWidths = widths(d.tools, themeFont("--jp-code-font-family", "monospace"));
-    let widest = 60;
-    for (const w of toolWidths.values()) widest = Math.max(widest, w);
-    d.rowHeadW = Math.ceil(Math.min(room, widest + 14));
+    const toolW = Math.max(60, widest(d.tools, themeFont("--jp-code-font-family", "monospace")));
+    d.rowHeadW = Math.ceil(Math.min(room, toolW + 14));
     d.headWidths = widths(d.columns.flat(), themeFont("--jp-ui-font-family", "sans-serif"));
     headHeights = d.levels.map((_, li) => {
       const longest = d.columns.reduce((m, c) => Math.max(m, d.headWidths.get(c[li])), 24);
@@ -323,6 +344,7 @@ function render({ model, el: root }) {
     frame = 0;
     if (!d || rows.length === 0 || cols.length === 0) {
       spacer.replaceChildren();
+      painted = { r0: 0, r1: 0, c0: 0, c1: 0 };
       grid.removeAttribute("aria-activedescendant");
       return;
     }
@@ -361,7 +383,6 @@ function render({ model, el: root }) {
         const c = cols[j];
         const code = d.codes[base + c];
         const cell = el("div", "tk-cell", d.marks[code]);
-        cell.id = cellId(i, j);
         cell.setAttribute("role", "gridcell");
         cell.setAttribute("aria-colindex", String(j + 2));
         cell.style.left = `${j * COL_W}px`;
@@ -380,6 +401,7 @@ function render({ model, el: root }) {
       cells.appendChild(row);
     }
     spacer.replaceChildren(cells);
+    painted = { r0, r1, c0, c1 };
     rowInner.replaceChildren(labels);
     rowInner.style.transform = `translateY(${-scrollTop}px)`;
     markActive();
@@ -440,15 +462,22 @@ function render({ model, el: root }) {
     colInner.style.transform = `translateX(${-body.scrollLeft}px)`;
   }
 
-  // Mark the focused cell on the painted cells (no repaint).
+  // Mark the focused cell among the painted ones (no repaint); only it carries an id, for
+  // aria-activedescendant.
   function markActive() {
     const previous = spacer.querySelector(".tk-active");
-    if (previous) previous.classList.remove("tk-active");
-    const id = cellId(active[0], active[1]);
-    const cell = spacer.querySelector(`[id="${id}"]`);
+    if (previous) {
+      previous.classList.remove("tk-active");
+      previous.removeAttribute("id");
+    }
+    const [i, j] = active;
+    const row = i >= painted.r0 && i < painted.r1 ? spacer.children[i - painted.r0] : null;
+    // a row holds its rowheader, then the cells from painted.c0 on
+    const cell = row && j >= painted.c0 && j < painted.c1 ? row.children[1 + j - painted.c0] : null;
     if (cell) {
+      cell.id = cellId(i, j);
       cell.classList.add("tk-active");
-      grid.setAttribute("aria-activedescendant", id);
+      grid.setAttribute("aria-activedescendant", cell.id);
     } else {
       grid.removeAttribute("aria-activedescendant");
     }
