@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..base.engine import EngineDefaults
 from ..base.memo import DecisionMemo
 from ..base.paths import home_folder
 from .config import GeminiConfig, load_config
+from .near import near_misses
 from .policy import (
     ALLOW,
     ASK_USER,
@@ -140,10 +142,13 @@ class GeminiPermissions(EngineDefaults):
         result = engine.check(tool, call, None, None,
                               definition.name if definition is not None else None)
         decision = self._decision(result, tool, interactive, base)
+        if decision.effect is not Effect.ALLOW:
+            # worked out only when a view asks (decision.near_misses): replays pay nothing
+            rules, asked = engine.rules, decision
+            decision = replace(decision, near=lambda: near_misses(rules, self._rule, asked,
+                                                                  tool, call))
         if known_tool:
             return decision
-        from dataclasses import replace
-
         return replace(decision, warnings=(
             f"{tool} is not a tool of this project (the rules are evaluated anyway)",))
 
