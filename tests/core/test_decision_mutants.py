@@ -7,7 +7,16 @@ and ``why`` output, and a decision's text in a notebook).
 
 from __future__ import annotations
 
-from toolkit.core.decision import Decision, Effect, Reason, Step, decide
+from toolkit.core.decision import (
+    Decision,
+    Effect,
+    NearMiss,
+    Reason,
+    Step,
+    decide,
+    reason_words,
+    step_name,
+)
 from toolkit.core.models import Rule
 
 
@@ -66,3 +75,27 @@ def test_a_report_lists_every_warning_part_and_step_on_its_own_line() -> None:
         "  deny         fail  denied by git push",
         "  allow        skip  not reached",
     ]
+
+
+def test_a_call_report_names_its_runtime_and_lists_near_misses_with_their_part() -> None:
+    misses = (NearMiss(Rule(kind="allow", pattern="npm test", file="a.toml", line=2),
+                       "differs at word 2", "no-match", None),
+              NearMiss(Rule(kind="allow", pattern="git"), "no rule allows part 2", "part", 2))
+    report = _decision(question="call", mode="default", cwd="/p", runtime="gemini-cli",
+                       near=lambda: misses).report()
+    assert report.splitlines() == [
+        "ASK coder -> Bash: default mode asks",
+        "  runtime=gemini-cli mode=default cwd=/p",
+        "  near miss: npm test (a.toml:2): differs at word 2",
+        "  near miss (part 2): git: no rule allows part 2",
+    ]
+    # a tool question lists none (near misses are a call's)
+    assert "near miss" not in _decision(near=lambda: misses).report()
+
+
+def test_reason_words_read_the_deciding_step_as_a_person_would() -> None:
+    assert reason_words(Effect.IMPLICIT_DENY, Reason.ALLOW) == "not in the allow list"
+    assert reason_words("allow", "allow") == "in the allow list"  # values work too
+    assert reason_words(Effect.ASK, Reason.DENY_RULE) == "a deny rule matches"  # a call step
+    assert reason_words(Effect.ASK, Reason.GROUP) == step_name("group") == "groups"  # fallback
+    assert reason_words("ran", "free text") == "free text"  # not a verdict: as it is
