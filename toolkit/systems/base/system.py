@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from .formats import Format
     from .probe import ShellProbe
 
-__all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PermissionEngine", "System"]
+__all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PermissionEngine", "System",
+           "UnaskedEngine"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,20 @@ class NearMissEngine(Protocol):
     def near_misses(self, decision: Decision, tool: str, args: Mapping[str, Any],
                     definition: AgentDefinition | None) -> tuple[NearMiss, ...]:
         """The near misses of ``decision`` (a call of ``tool`` with ``args``)."""
+
+
+class UnaskedEngine(Protocol):
+    """What an engine may add to say which commands it runs unasked with no rule (optional).
+
+    ``unasked_commands()`` lists them as word prefixes (``("ls",)``, ``("git", "status")``):
+    a command starting with one may run without asking when no rule of the policy matches it
+    (its own arguments may still make it ask: ``find -exec``). ``tk.convert`` writes a deny or
+    ask rule for each one the source refuses or asks for, so the converted policy never runs
+    it where the source did not.
+    """
+
+    def unasked_commands(self) -> tuple[tuple[str, ...], ...]:
+        """The word prefixes of the commands the runtime runs unasked when no rule matches."""
 
 
 #: Opens a project's permission engine: ``(path, home=, managed=, cli=)`` -> engine, or
