@@ -26,6 +26,7 @@ __all__ = [
     "protected_path",
     "read_only",
     "touched_paths",
+    "unasked_commands",
 ]
 
 #: permissions#process-wrappers: "The stripped wrappers are timeout, time, nice, nohup, and
@@ -219,6 +220,14 @@ def read_only(argv: tuple[str, ...], globbed: Iterable[bool], dynamic: Iterable[
     if argv[0] == "git":
         return _git_read_only(argv) and not any(flags)
     return True
+
+
+def unasked_commands() -> tuple[tuple[str, ...], ...]:
+    """The built-in read-only commands as word prefixes (``("ls",)``, ``("git", "status")``):
+    what :func:`read_only` may run unasked when no rule matches (its arguments may still make
+    it ask)."""
+    return tuple(sorted((name,) for name in READ_ONLY_COMMANDS if name != "git")) + tuple(
+        ("git", sub) for sub in sorted(_GIT_READ_ONLY))
 
 
 def _git_read_only(argv: tuple[str, ...]) -> bool:

@@ -22,6 +22,7 @@ from ....errors import Problem
 from ...base.engine import ConditionalRules
 from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
+from .bash import unasked_commands
 from .evaluate import CallContext, RuleSet, check_call, context_for
 from .near import near_misses
 from .rules import (
@@ -116,6 +117,12 @@ class ClaudePermissions(ConditionalRules):
                           or None, cwd=decision.cwd or self.settings.root, hook=None)
         rules = [*self.settings.rules, *(agent.allow_rules if agent else ())]
         return near_misses(rules, ctx, tool, args, decision)
+
+    @staticmethod
+    def unasked_commands() -> tuple[tuple[str, ...], ...]:
+        """The read-only commands Claude Code runs unasked when no rule matches
+        (``bash.unasked_commands``; ``UnaskedEngine``)."""
+        return unasked_commands()
 
     @staticmethod
     def call_arguments(tool: str, text: str) -> dict[str, Any]:
