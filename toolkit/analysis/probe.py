@@ -1,9 +1,12 @@
 """Bypass probes (SPEC section 14, issue 24 item 4): ``proj.probe()``, ``toolmatrix probe``.
 
-For every shell-command rule of every runtime the project holds (Claude Code's ``Bash(...)``
-rules, Gemini CLI's ``commandPrefix`` / ``commandRegex``, Codex's ``prefix_rule``), the probe
-takes the command the rule speaks of (its *seed*: ``git push`` for ``Bash(git push *)``),
-respells it with the named templates of :mod:`toolkit.analysis.probe_templates`, and asks
+For every shell-command rule of every runtime the project holds, the probe takes the command
+the rule speaks of (its *seed*: ``git push`` for ``Bash(git push *)``). Which commands a rule
+speaks of is its system's knowledge: each system answers through ``System.probe``
+(:mod:`toolkit.systems.base.probe`: the shell tool, and per rule a seed or a regular
+expression whose shortest string is taken); nothing here reads a runtime's rule text. The rules
+of a runtime whose system has no such hook are listed as skipped ("not probed"). The probe
+respells each seed with the named templates of :mod:`toolkit.analysis.probe_templates`, and asks
 the project's own engine (``proj.check_call``, nothing else: no matching is done here)
 what each variant does. Two kinds of finding:
 
@@ -36,7 +39,7 @@ import base64
 import re
 import shlex
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..policy import Policy
+    from ..systems.base.probe import ProbeRule, ShellProbe
 
 __all__ = ["FINDING_COLUMNS", "KINDS", "RULE_COLUMNS", "ProbeRun", "probe", "run_probe",
            "seed_fields", "variants"]
@@ -60,103 +64,7 @@ RULE_COLUMNS = ("runtime", "rule", "kind", "file", "line", "seed", "status", "va
                 "findings", "note")
 
 
-# -- the runtimes' shell tools and how their rules name a command ------------------------------
-
-def _plain(command: str) -> dict[str, Any]:
-    return {"command": command}
-
-
-def _bash_lc(command: str) -> dict[str, Any]:
-    return {"command": ["bash", "-lc", command]}
-
-
-#: runtime -> (its shell tool, how a command line becomes that tool's arguments)
-SHELLS: dict[str, tuple[str, Callable[[str], dict[str, Any]]]] = {
-    "claude-code": ("Bash", _plain),
-    "gemini-cli": ("run_shell_command", _plain),
-    "codex": ("shell", _bash_lc),
-}
-
-
-def _claude_seed(row: Mapping[str, Any]) -> str | None:
-    """``Bash(git push *)`` -> ``git push``: the literal text with the wildcards filled."""
-    if row.get("tool") != "Bash" or not isinstance(row.get("spec"), str):
-        return None
-    spec: str = row["spec"]
-    if spec.endswith(":*"):
-        spec = spec[:-2]
-    spec = spec.rstrip("* ").replace("*", "x")
-    return spec.strip() or None
-
-
-def _gemini_seed(row: Mapping[str, Any]) -> str | None:
-    """``commandPrefix="git show"`` -> ``git show``; a ``commandRegex`` -> a shortest string
-    of the regular expression (``None`` when it cannot be read as one)."""
-    spec = row.get("spec")
-    if row.get("tool") != "run_shell_command" or not isinstance(spec, str):
-        return None
-    found = re.fullmatch(r'(commandPrefix|commandRegex)=(".*")', spec, re.S)
-    if found is None:
-        return None
-    import json
-
-    try:
-        value = json.loads(found.group(2))
-    except ValueError:
-        return None
-    if found.group(1) == "commandPrefix":
-        return str(value).strip() or None
-    return _regex_example(str(value))
-
-
-@lru_cache(maxsize=1024)
-def _regex_example(regex: str) -> str | None:
-    from .lint import _fsm, _witness
-
-    try:  # the anchors are implied: a string of the pattern is a command it speaks of
-        text = _witness(_fsm(re.sub(r"(?<!\\)\$", "", regex.removeprefix("^"))))
-    except Exception:  # noqa: BLE001 - interegular cannot read every JavaScript regex
-        return None  # (the rule is listed as skipped: "no command to start from")
-    return text.strip() if text and text.strip() else None
-
-
-def _codex_seed(row: Mapping[str, Any]) -> str | None:
-    """``prefix_rule(pattern=["git", ["push", "commit"]], ...)`` -> ``git push``."""
-    text = row.get("text")
-    if not isinstance(text, str) or not text.startswith("prefix_rule("):
-        return None
-    start = text.find("pattern=[")
-    if start < 0:
-        return None
-    i, depth = start + len("pattern="), 0
-    for end in range(i, len(text)):
-        depth += {"[": 1, "]": -1}.get(text[end], 0)
-        if depth == 0:
-            break
-    import json
-
-    try:
-        pattern = json.loads(text[i:end + 1])
-    except ValueError:
-        return None
-    words = [p[0] if isinstance(p, list) and p else p for p in pattern]
-    if not words or not all(isinstance(w, str) for w in words):
-        return None
-    return shlex.join(words)
-
-
-def _open_ended(runtime: str, row: Mapping[str, Any]) -> bool:
-    """Whether the rule matches its seed followed by more words (a prefix rule)."""
-    if runtime == "claude-code":
-        return str(row.get("spec") or "").endswith("*")
-    if runtime == "gemini-cli":
-        return str(row.get("spec") or "").startswith("commandPrefix=")
-    return runtime == "codex"
-
-
-_SEEDS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
-    "claude-code": _claude_seed, "gemini-cli": _gemini_seed, "codex": _codex_seed}
-
+# -- the rules to probe: each system says which commands its rules speak of ------------------
 
 @dataclass(frozen=True)
 class _Target:
@@ -169,6 +77,9 @@ class _Target:
     line: int | None
     seed: str | None
     open_ended: bool = False  # a prefix rule: the seed may be followed by more words
+    rule: Rule | None = None  # the Rule the engine names when this rule decides
+    agent: str | None = None  # the agent check_call is asked as (None: the main agent)
+    note: str = ""  # why there is no seed, or why the rule is not probed
 
     @property
     def where(self) -> str:
@@ -176,44 +87,87 @@ class _Target:
 
     def decided(self, d: Decision) -> bool:
         """Whether this rule decided ``d`` or one of its parts."""
-        return any(self._is(r) for r in _deciders(d))
+        return self.rule is not None and any(self._is(r) for r in _deciders(d))
 
     def _is(self, rule: Rule) -> bool:
-        return (rule.file == self.file and rule.line == self.line and rule.kind == self.kind
-                and (rule.text == self.text or self.text in rule.text))
+        mine = self.rule
+        assert mine is not None
+        return (rule.file == mine.file and rule.line == mine.line and rule.kind == mine.kind
+                and rule.text == mine.text)
 
 
 def _deciders(d: Decision) -> list[Rule]:
     return [r for r in (d.rule, *(p.rule for p in d.parts)) if r.kind != "none"]
 
 
-def _targets(proj: Policy, runtime: str, engine: Any) -> list[_Target]:
-    """The settings rules of ``runtime`` that name a shell command (not built-in policies,
-    not a subagent's front matter), in the engine's order."""
+@lru_cache(maxsize=1024)
+def _regex_example(regex: str) -> str | None:
+    """A shortest readable string of ``regex`` (matched in full), or None when interegular
+    cannot read the regex (a look-around, a back-reference, ``\\b``)."""
+    from interegular.patterns import InvalidSyntax, Unsupported
+
+    from .lint import _fsm, _witness
+
+    try:
+        text = _witness(_fsm(regex))
+    except (Unsupported, InvalidSyntax):
+        return None  # the rule is listed as skipped: "no command to start from"
+    if not text or not text.strip():
+        return None
+    # ``^rm\\s`` is ``rm `` at its shortest: a command that goes on (``rm x``)
+    return text.strip() + " x" if text[-1].isspace() else text.strip()
+
+
+def _target(runtime: str, rule: ProbeRule) -> _Target:
+    seed, note = rule.seed, rule.note
+    if seed is None and rule.regex is not None:
+        seed = _regex_example(rule.regex)
+        if seed is None:
+            note = note or (f"no command to start from: toolkit cannot read the regular "
+                            f"expression {rule.regex!r}")
+    if seed is None and not note:
+        note = "no command to start from (the pattern names none)"
+    return _Target(runtime, rule.text, rule.kind, rule.file, rule.line, seed, rule.open_ended,
+                   rule.rule, rule.agent, note)
+
+
+def _unprobed(proj: Policy, runtime: str, engine: Any) -> list[_Target]:
+    """The rules of a runtime whose system gives no ``probe`` hook: each listed as skipped
+    (never silence: a CI run must not read "nothing to worry about")."""
     import pandas as pd
 
-    seed_of = _SEEDS[runtime]
     frame = engine.frame(list(proj.definitions.agents.values()))
+    note = (f"runtime {runtime} is not probed: its system does not say which commands its "
+            "rules speak of (System.probe)")
     found = []
     for row in frame.to_dict("records"):
-        file, kind = row.get("file"), row.get("kind")
-        agent = row.get("agent")
+        file, kind, line = row.get("file"), row.get("kind"), row.get("line")
         if not isinstance(file, str) or file.startswith("<") or kind not in ("allow", "ask",
                                                                             "deny"):
             continue
-        if row.get("status") in ("skipped", "disabled") or (agent is not None
-                                                             and not pd.isna(agent)):
-            continue
-        seed = seed_of(row)
-        if seed is None and runtime == "claude-code" and row.get("tool") != "Bash":
-            continue
-        if seed is None and runtime == "gemini-cli" and row.get("tool") != "run_shell_command":
-            continue
-        line = row.get("line")
         found.append(_Target(runtime, str(row.get("text")), str(kind), file,
-                             None if line is None or pd.isna(line) else int(line), seed,
-                             _open_ended(runtime, row)))
+                             None if line is None or pd.isna(line) else int(line), None,
+                             note=note))
     return found
+
+
+def _shells(proj: Policy, runtime: str | None
+            ) -> list[tuple[str, ShellProbe | None, list[_Target]]]:
+    """Per runtime of the project (``runtime``: that one only): its shell probe (None: the
+    system has no hook) and the rules to probe, in the engine's order."""
+    from ..systems import registry
+
+    out: list[tuple[str, ShellProbe | None, list[_Target]]] = []
+    for name, engine in proj.engines.items():
+        if runtime is not None and name != runtime:
+            continue
+        hook = registry.by_name(name).probe
+        if hook is None:
+            out.append((name, None, _unprobed(proj, name, engine)))
+            continue
+        shell = hook(engine)
+        out.append((name, shell, [_target(name, r) for r in shell.rules]))
+    return out
 
 
 # -- seeds and their respellings ---------------------------------------------------------------
@@ -403,6 +357,8 @@ class ProbeRun:
     mode: str | None = None
     variants: int = 0
     problems: list[str] = field(default_factory=list)
+    #: runtimes of the project whose rules are listed as skipped: not probed (no hook)
+    unprobed: tuple[str, ...] = ()
 
     def summary(self) -> str:
         probed = int((self.rules["status"] == "probed").sum()) if len(self.rules) else 0
@@ -415,18 +371,19 @@ class ProbeRun:
 
 
 class _Checker:
-    """``proj.check_call`` for one runtime's shell tool, each command asked once."""
+    """``proj.check_call`` for one runtime's shell tool, each command asked once per agent."""
 
-    def __init__(self, proj: Policy, runtime: str, mode: str | None) -> None:
-        self.proj, self.runtime, self.mode = proj, runtime, mode
-        self.tool, self.args = SHELLS[runtime]
+    def __init__(self, proj: Policy, runtime: str, shell: ShellProbe, mode: str | None,
+                 agent: str | None = None) -> None:
+        self.proj, self.runtime, self.mode, self.agent = proj, runtime, mode, agent
+        self.tool, self.args = shell.tool, shell.arguments
         self.seen: dict[str, Decision] = {}
 
     def __call__(self, command: str) -> Decision:
         d = self.seen.get(command)
         if d is None:
-            d = self.proj.check_call(self.tool, self.args(command), mode=self.mode,
-                                     runtime=self.runtime)
+            d = self.proj.check_call(self.tool, self.args(command), agent=self.agent,
+                                     mode=self.mode, runtime=self.runtime)
             self.seen[command] = d
         return d
 
@@ -439,20 +396,28 @@ def _expected(kind: str) -> tuple[Effect, ...]:
 def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str | None = None,
               runtime: str | None = None) -> ProbeRun:
     """Probe the shell-command rules of the project (``rules``: only those whose text is
-    listed; ``runtime``: only that runtime's) in ``mode`` (None: the project's own)."""
+    listed; ``runtime``: only that runtime's) in ``mode`` (None: the project's own).
+
+    Each runtime's system says which commands its rules speak of (``System.probe``); the
+    rules of a runtime whose system does not are listed in ``rules`` as skipped."""
     import pandas as pd
 
     wanted = {rules} if isinstance(rules, str) else set(rules) if rules is not None else None
     findings: list[dict[str, Any]] = []
     table: list[dict[str, Any]] = []
     tried = 0
-    for name, engine in proj.engines.items():
-        if name not in SHELLS or (runtime is not None and name != runtime):
-            continue
-        check = _Checker(proj, name, mode)
-        for target in _targets(proj, name, engine):
+    shells = _shells(proj, runtime)
+    for name, shell, targets in shells:
+        checks: dict[str | None, _Checker] = {}
+        for target in targets:
             if wanted is not None and target.text not in wanted:
                 continue
+            if shell is None:
+                table.append(_row(target))
+                continue
+            check = checks.get(target.agent)
+            if check is None:
+                check = checks[target.agent] = _Checker(proj, name, shell, mode, target.agent)
             row, found, count = _probe_rule(target, check)
             tried += count
             findings.extend(found)
@@ -461,21 +426,25 @@ def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str 
         missing = sorted(wanted - {r["rule"] for r in table})
         if missing:
             raise ValueError(f"no shell-command rule {missing[0]!r} in the project; rules: "
-                             + ", ".join(sorted({t.text for n, e in proj.engines.items()
-                                                 if n in SHELLS
-                                                 for t in _targets(proj, n, e)})[:20]))
+                             + ", ".join(sorted({t.text for _, _, ts in shells
+                                                 for t in ts})[:20]))
     frame = pd.DataFrame(findings, columns=list(FINDING_COLUMNS)).astype({"line": "Int64"})
     rules_frame = pd.DataFrame(table, columns=list(RULE_COLUMNS)).astype({"line": "Int64"})
-    return ProbeRun(frame, rules_frame, mode, tried)
+    unprobed = tuple(name for name, shell, _ in shells if shell is None)
+    return ProbeRun(frame, rules_frame, mode, tried, unprobed=unprobed)
+
+
+def _row(target: _Target) -> dict[str, Any]:
+    """The rules-table row of ``target``, as skipped with its note (until probed)."""
+    return {"runtime": target.runtime, "rule": target.text, "kind": target.kind,
+            "file": target.file, "line": target.line, "seed": target.seed, "status": "skipped",
+            "variants": 0, "findings": 0, "note": target.note}
 
 
 def _probe_rule(target: _Target, check: _Checker
                 ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-    row = {"runtime": target.runtime, "rule": target.text, "kind": target.kind,
-           "file": target.file, "line": target.line, "seed": target.seed, "status": "skipped",
-           "variants": 0, "findings": 0, "note": ""}
+    row = _row(target)
     if target.seed is None:
-        row["note"] = "no command to start from (the pattern names none)"
         return row, [], 0
     first = check(target.seed)
     if first.effect not in _expected(target.kind) or not target.decided(first):
@@ -503,7 +472,7 @@ def _probe_rule(target: _Target, check: _Checker
         d = check(command)
         if d.effect is Effect.ALLOW:
             found.append(_finding("deny-bypass", target, template, command, d))
-    row.update(seed=seed, status="probed", variants=len(tried), findings=len(found))
+    row.update(seed=seed, status="probed", variants=len(tried), findings=len(found), note="")
     return row, found, len(tried)
 
 
