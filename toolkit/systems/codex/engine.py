@@ -64,7 +64,7 @@ from .requirements import (
     parse_requirements,
     toml_error_line,
 )
-from .safety import command_might_be_dangerous, is_known_safe_command
+from .safety import command_might_be_dangerous, is_known_safe_command, known_safe_prefixes
 
 __all__ = ["SHELL_TOOLS", "CodexEngine", "ExecPolicyCommands", "commands_for_exec_policy",
            "empty_engine", "open_engine"]
@@ -158,6 +158,13 @@ class CodexEngine(EngineDefaults):
         if tool == "exec_command":
             return ["bash", "-lc", str(args.get("cmd", args.get("command", "")))]
         return None
+
+    @staticmethod
+    def unasked_commands() -> tuple[tuple[str, ...], ...]:
+        """The known-safe commands Codex runs unasked when no rule matches under
+        ``approval_policy = "untrusted"`` (``safety.known_safe_prefixes``; ``UnaskedEngine``);
+        under ``on-request`` / ``never`` every command its sandbox permits runs unasked too."""
+        return known_safe_prefixes()
 
     def call_arguments(self, tool: str, text: str) -> dict[str, Any]:
         """``'git status'`` -> ``{"command": ["git", "status"]}`` for ``shell`` (a script with

@@ -17,7 +17,8 @@ from pathlib import PurePosixPath
 
 from .bash import parse_shell_lc_literal_commands, parse_shell_lc_plain_commands
 
-__all__ = ["command_might_be_dangerous", "is_known_safe_command", "is_safe_to_call_with_exec"]
+__all__ = ["command_might_be_dangerous", "is_known_safe_command", "is_safe_to_call_with_exec",
+           "known_safe_prefixes"]
 
 _SAFE = frozenset({"cat", "cd", "cut", "echo", "expr", "false", "grep", "head", "id", "ls", "nl",
                    "paste", "pwd", "rev", "seq", "stat", "tail", "tr", "true", "uname", "uniq",
@@ -53,6 +54,13 @@ def is_safe_to_call_with_exec(command: Sequence[str]) -> bool:
         return (len(command) <= 4 and len(command) > 2 and command[1] == "-n"
                 and bool(_SED_N.match(command[2])))
     return False
+
+
+def known_safe_prefixes() -> tuple[tuple[str, ...], ...]:
+    """The word prefixes :func:`is_safe_to_call_with_exec` may pass (each safe program, and
+    ``base64``, ``find``, ``rg``, ``sed -n`` with harmless arguments)."""
+    return (*((name,) for name in sorted(_SAFE)), ("base64",), ("find",), ("rg",),
+            ("sed", "-n"))
 
 
 def is_known_safe_command(command: Sequence[str]) -> bool:
