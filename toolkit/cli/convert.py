@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..analysis.convert import TARGETS
 from ..errors import DefinitionError
-from ._common import USAGE_ERROR, UsageError, print_problems
+from ._common import USAGE_ERROR, UsageError, add_load_options, load_project, print_problems
 from ._registry import verb
 
 if TYPE_CHECKING:
@@ -52,10 +52,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--differences", action="store_true",
                         help="list every call deciding differently (default: grouped)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
-    parser.add_argument("--home", metavar="DIR",
-                        help="folder standing for ~: its settings join the converted policy "
-                             "(default: the project's files only)")
-    parser.add_argument("--managed", help="managed-settings.json or its folder (default: none)")
+    # a translation of what the project holds: no user or managed layer unless asked for
+    add_load_options(parser, home_default=False, flags=False)
 
 
 @verb("convert", "write the policy for another runtime (Gemini CLI, Codex, OpenCode, Cursor, "
@@ -64,7 +62,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Convert, print (or write) the files, the losses and the differences."""
     from ..analysis.convert import convert
-    from ..runtime.project import load
 
     root = Path(args.path)
     destination = Path(args.out) if args.out else None
@@ -72,8 +69,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--out {args.out} is inside the source project {args.path}: the "
                          "converted files are never written into it; pick a folder outside")
     try:
-        proj = load(args.path, home=args.home if args.home else False,
-                    managed=args.managed if args.managed else False)
+        proj = load_project(args)
     except DefinitionError as exc:
         print_problems(exc, err)
         return USAGE_ERROR

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from typing import Any, TextIO
 
 from ..analysis.lint import STATUSES, describe_witness, lint
-from ._common import UsageError
+from ._common import UsageError, add_load_options, load_project
 from ._registry import verb
 from ._sarif import Finding, sarif
 
@@ -36,12 +35,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated statuses that make the exit status 1 "
                              f"({', '.join(_FINDINGS)}; default dead,shadowed; '' never)")
     parser.add_argument("--all", action="store_true", help="list ok rules too")
-    parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
-                                       "user layer)")
-    parser.add_argument("--no-home", action="store_true", help="no user settings layer")
-    parser.add_argument("--managed", help="managed-settings.json or its folder")
-    parser.add_argument("--claude", default="", metavar="'FLAGS'",
-                        help="Claude Code command-line flags, quoted as one string")
+    add_load_options(parser)
 
 
 @verb("lint", "static rule analysis: dead, shadowed, redundant and conflicting permission "
@@ -49,19 +43,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
       _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the findings (or JSON / SARIF); exit 1 when one has a --fail-on status."""
-    from ..runtime.project import load
-
     fail_on = {s.strip() for s in args.fail_on.split(",") if s.strip()}
     unknown = sorted(fail_on - set(_FINDINGS))
     if unknown:
         raise UsageError(f"--fail-on: unknown status {unknown[0]!r}; statuses: "
                          f"{', '.join(_FINDINGS)}")
-    try:
-        flags = shlex.split(args.claude)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    proj = load(args.path, home=False if args.no_home else args.home, managed=args.managed,
-                cli=flags)
+    proj = load_project(args)
     try:
         frame = lint(proj)
     finally:

@@ -1,10 +1,12 @@
 """``toolmatrix probe PATH``: does a rule hold when its command is spelt another way?
 
-Every shell-command rule (Claude Code ``Bash(...)``, Gemini CLI ``commandPrefix`` /
-``commandRegex``, Codex ``prefix_rule``) is probed with 200-odd named templates, each
-variant decided by the project's own engine (:mod:`toolkit.analysis.probe`). One line per
-finding (``file:line: kind: rule — command; effect by RULE [template]``), then a summary;
-``--rules`` adds the rules skipped (their own command is decided otherwise).
+Every shell-command rule of every runtime (Claude Code ``Bash(...)``, Gemini CLI
+``commandPrefix`` / ``commandRegex``, Codex ``prefix_rule``, OpenCode's ``bash`` patterns,
+Cursor's ``Shell(...)`` tokens, VS Code's terminal auto-approve entries) is probed with
+200-odd named templates, each variant decided by the project's own engine
+(:mod:`toolkit.analysis.probe`). One line per finding (``file:line: kind: rule — command;
+effect by RULE [template]``), then a summary; ``--rules`` adds the rules skipped (their own
+command is decided otherwise, or their runtime is not probed: a warning names it).
 
 Exit status: 1 when a finding has a kind of ``--fail-on`` (default ``deny-bypass``: a deny
 or ask rule whose command runs unasked in another form does not do what its author wrote;
@@ -18,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from typing import Any, TextIO
 
 from ..analysis.probe import KINDS, run_probe
-from ._common import UsageError
+from ._common import UsageError, add_load_options, load_project
 from ._registry import verb
 from ._sarif import Finding, sarif
 
@@ -44,30 +45,18 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runtime", default=None, help="only this runtime's rules")
     parser.add_argument("--rules", action="store_true",
                         help="also list each rule probed or skipped, with its seed command")
-    parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
-                                       "user layer)")
-    parser.add_argument("--no-home", action="store_true", help="no user settings layer")
-    parser.add_argument("--managed", help="managed-settings.json or its folder")
-    parser.add_argument("--claude", default="", metavar="'FLAGS'",
-                        help="Claude Code command-line flags, quoted as one string")
+    add_load_options(parser)
 
 
 @verb("probe", "bypass probes: each shell-command rule's command respelt 200-odd ways, "
                "each decided by the engine; exit 1 on a deny-bypass (--fail-on)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the findings (or JSON / SARIF); exit 1 when one has a --fail-on kind."""
-    from ..runtime.project import load
-
     fail_on = {s.strip() for s in args.fail_on.split(",") if s.strip()}
     unknown = sorted(fail_on - set(KINDS))
     if unknown:
         raise UsageError(f"--fail-on: unknown kind {unknown[0]!r}; kinds: {', '.join(KINDS)}")
-    try:
-        flags = shlex.split(args.claude)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    proj = load(args.path, home=False if args.no_home else args.home, managed=args.managed,
-                cli=flags)
+    proj = load_project(args)
     try:
         report = run_probe(proj, args.rule, args.mode, args.runtime)
     except ValueError as exc:  # an unknown mode or rule: what is wrong and what exists
@@ -98,6 +87,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"{rule['seed']!r}, {rule['variants']} variants, {rule['findings']} "
                       f"findings){note}", file=out)
         print(report.summary(), file=out)
+    for runtime in report.unprobed:
+        count = int((report.rules["runtime"] == runtime).sum())
+        print(f"toolmatrix: warning: {runtime} is not probed: toolkit does not know which "
+              f"commands its rules speak of ({count} rule(s) listed as skipped, --rules)",
+              file=err)
     if not len(report.rules):
         print("toolmatrix: warning: no shell-command rule to probe", file=err)
     return 1 if failed else 0

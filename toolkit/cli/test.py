@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..analysis.policy_tests import TEST_FILES, run_tests
-from ._common import UsageError
+from ._common import UsageError, add_load_options, load_project
 from ._registry import verb
 from ._sarif import Finding, sarif
 
@@ -34,31 +33,19 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=None, metavar="N",
                         help="fail under N %% rule coverage")
     parser.add_argument("--format", choices=["table", "json", "sarif"], default="table")
-    parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
-                                       "user layer)")
-    parser.add_argument("--no-home", action="store_true", help="no user settings layer")
-    parser.add_argument("--managed", help="managed-settings.json or its folder")
-    parser.add_argument("--claude", default="", metavar="'FLAGS'",
-                        help="Claude Code command-line flags, quoted as one string")
+    add_load_options(parser)
 
 
 @verb("test", "run toolmatrix.tests.yaml beside the policy; exit 1 on a failed case "
               "(--coverage: rules no test covers; --threshold N)", _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print failures (and with --coverage the uncovered rules), then a summary line."""
-    from ..runtime.project import load
-
     if args.threshold is not None and not 0 <= args.threshold <= 100:
         raise UsageError(f"--threshold must be a percentage from 0 to 100, not {args.threshold}")
-    try:
-        flags = shlex.split(args.claude)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     root, tests = Path(args.path), args.tests
     if root.is_file():
         root, tests = root.parent, tests or str(root)
-    proj = load(root, home=False if args.no_home else args.home, managed=args.managed,
-                cli=flags)
+    proj = load_project(args, root)
     try:
         report = run_tests(proj, tests)
     finally:

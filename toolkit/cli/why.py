@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from typing import TextIO
 
 from ..core.decision import Effect, NearMiss
 from ..render.decisions import decision_dict
 from ..systems.registry import modes
-from ._common import UsageError, warn
+from ._common import UsageError, add_load_options, load_project, warn
 from ._registry import verb
 
 #: SPEC section 11: "exit 0 allow, 1 deny, 2 ask".
@@ -38,17 +37,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", help="working directory (default: the project folder)")
     parser.add_argument("--hook", choices=["allow", "deny", "ask"],
                         help="what a PreToolUse hook would answer (what-if)")
-    parser.add_argument("--home", help="folder standing for ~ (its .claude/settings.json is the "
-                                       "user layer)")
-    parser.add_argument("--no-home", action="store_true", help="no user settings layer")
-    parser.add_argument("--managed", help="managed-settings.json or its folder")
-    parser.add_argument("--claude", default="", metavar="'FLAGS'",
-                        help="Claude Code command-line flags, quoted as one string: "
-                             "--claude='--allowedTools \"Bash(make *)\"'")
-    parser.add_argument("--runtime-args", default="", metavar="'FLAGS'",
-                        help="command-line flags of the runtimes, quoted as one string; each "
-                             "engine reads its own: --runtime-args='-a never -s read-only' "
-                             "(Codex)")
+    add_load_options(parser)
     parser.add_argument("--runtime", default=None,
                         help="whose permission engine answers, when the folder holds the "
                              "settings of several runtimes (claude-code, ...)")
@@ -59,14 +48,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
       _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the decision and its trace; the exit status is its effect."""
-    from ..runtime.project import load
-
-    try:
-        flags = shlex.split(args.claude) + shlex.split(args.runtime_args)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    home = False if args.no_home else args.home
-    proj = load(args.path, home=home, managed=args.managed, cli=flags)
+    proj = load_project(args)
     try:
         call = proj.call_arguments(args.tool, args.args, runtime=args.runtime)
         decision = proj.check_call(args.tool, call, agent=args.agent, mode=args.mode,
