@@ -413,9 +413,14 @@ _WRAPPER = re.compile(
     r"(?:-NoProfile\s+)?-Command|pwsh(?:\.exe)?\s+(?:-NoProfile\s+)?-Command)\s+", re.I)
 
 
+_WRAPPER_FLAG = re.compile(r"[-/]c", re.I)
+
+
 def strip_shell_wrapper(command: str) -> str:
     """``stripShellWrapper``: the script of ``bash -c '...'`` (``sh``, ``zsh``, ``cmd.exe /c``,
     ``powershell -Command``), else the command trimmed."""
+    if not _WRAPPER_FLAG.search(command):
+        return command.strip()  # every wrapper form has -c, /c or -Command (any case)
     match = _WRAPPER.match(command)
     if not match:
         return command.strip()
