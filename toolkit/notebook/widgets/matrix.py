@@ -3,8 +3,10 @@
 Pick agents, group sets, states and presets; the summaries (per agent counts by
 effect, per tool how many agents may call it, a heatmap of agents × servers or
 groups) and the grid follow. The grid is an anywidget (``grid.py``) that gets the
-cells as one int8 buffer and filters, sorts and scrolls in the browser; a click on
-a cell shows its ``explain()`` trace below, headed by the cell's context and the
+cells as one int8 buffer and filters (comma lists of names or globs), sorts (a header
+click: by effect, then name), scrolls and exports (CSV, clipboard) in the browser; a
+click on a cell (or Enter on the focused one: the grid is keyboard-navigable, with ARIA
+grid roles) shows its ``explain()`` trace below, headed by the cell's context and the
 ``proj.explain(...)`` call that reproduces it. 200 agents × 5,000 tools is one
 1 MB message, never a widget per cell.
 
@@ -127,8 +129,10 @@ class MatrixExplorer(View):
         pickers = w.HBox([self.agents, self.states, self.presets,
                           *([self.runtime] if self.runtime is not None else [])])
         self.widget = w.VBox([pickers, self.groups, self.messages, self.context, self.summary,
-                              w.HTML(legend_html()), self.grid,
-                              w.Label("Click a cell to see why."), self.explanation])
+                              w.HTML(legend_html(marks=True)), self.grid,
+                              w.Label("Click a cell (or Tab to the grid, arrows, Enter) to see "
+                                      "why; click a header to sort by its effects."),
+                              self.explanation])
         self.widget.add_class("toolkit-matrix-explorer")
         self.refresh()
 
