@@ -24,8 +24,8 @@ STAMP = ".venv/.installed"  # never reinstall the venv from a test (make -o: tre
 def test_readme_names_every_teaching_notebook() -> None:
     readme = (ROOT / "README.md").read_text()
     notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
-    assert len(notebooks) == 9
-    assert "The nine teaching notebooks" in readme and "six teaching notebooks" not in readme
+    assert len(notebooks) == 10
+    assert "The ten teaching notebooks" in readme and "six teaching notebooks" not in readme
     assert [n for n in notebooks if f"`{n}`" not in readme] == []
 
 
