@@ -1,4 +1,4 @@
-"""Every teaching notebook, Run All, then every live widget used (issue 23: the
+"""Every teaching notebook (01-10), Run All, then every live widget used (issue 23: the
 live-after-Run-All promise), in real JupyterLab in Debian's Chromium.
 
 For each notebook: Run All ends with no error output; then every live view on the page
@@ -37,7 +37,7 @@ require_chromium()
 
 NOTEBOOKS = ["01-quickstart", "02-mcp-servers", "03-groups-and-states", "04-spawn-hierarchy",
              "05-policy-debugging", "06-agent-switching", "07-fleet-scale",
-             "08-claude-code-permissions", "09-diff-lock-risk"]
+             "08-claude-code-permissions", "09-diff-lock-risk", "10-three-runtimes"]
 #: Buttons a walk leaves alone: they end what the rest of the walk uses.
 SPARE = {"stop", "restart", "close"}
 BUTTONS_PER_VIEW = 4
