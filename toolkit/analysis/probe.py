@@ -36,6 +36,7 @@ rules alone stop.
 from __future__ import annotations
 
 import base64
+import itertools
 import re
 import shlex
 import string
@@ -346,6 +347,18 @@ def _uses_payload(template: Template) -> bool:
     return "payload" in _names(template.form) or "psq" in _names(template.form)
 
 
+#: template families whose payload is a command of the line itself (in a list, a pipeline,
+#: a subshell or group, a loop or function body, a command substitution), as opposed to text
+#: an interpreter runs (``python -c``) or a here-document's body (a parser may keep it text)
+_COMMAND_FAMILIES = frozenset({"chain", "substitution"})
+
+
+def _payload_runs(template: Template) -> bool:
+    """Whether ``template`` puts its payload into the line as a command of its own (its
+    control is the payload alone)."""
+    return template.family in _COMMAND_FAMILIES and template.control == "{payload}"
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 @dataclass
@@ -359,6 +372,9 @@ class ProbeRun:
     problems: list[str] = field(default_factory=list)
     #: runtimes of the project whose rules are listed as skipped: not probed (no hook)
     unprobed: tuple[str, ...] = ()
+    #: variants decided without asking the engine: an escape whose payload a deny rule
+    #: refuses, in a runtime that refuses a line any command of which is refused
+    not_asked: int = 0
 
     def summary(self) -> str:
         probed = int((self.rules["status"] == "probed").sum()) if len(self.rules) else 0
@@ -374,10 +390,13 @@ class _Checker:
     """``proj.check_call`` for one runtime's shell tool, each command asked once per agent."""
 
     def __init__(self, proj: Policy, runtime: str, shell: ShellProbe, mode: str | None,
-                 agent: str | None = None) -> None:
+                 agent: str | None = None, exhaustive: bool = False) -> None:
         self.proj, self.runtime, self.mode, self.agent = proj, runtime, mode, agent
         self.tool, self.args = shell.tool, shell.arguments
+        self.compound_deny = shell.compound_deny and not exhaustive
         self.seen: dict[str, Decision] = {}
+        #: variants decided without asking the engine (see ``_escape``)
+        self.not_asked = 0
 
     def __call__(self, command: str) -> Decision:
         d = self.seen.get(command)
@@ -394,18 +413,21 @@ def _expected(kind: str) -> tuple[Effect, ...]:
 
 
 def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str | None = None,
-              runtime: str | None = None) -> ProbeRun:
+              runtime: str | None = None, *, exhaustive: bool = False) -> ProbeRun:
     """Probe the shell-command rules of the project (``rules``: only those whose text is
     listed; ``runtime``: only that runtime's) in ``mode`` (None: the project's own).
 
     Each runtime's system says which commands its rules speak of (``System.probe``); the
-    rules of a runtime whose system does not are listed in ``rules`` as skipped."""
+    rules of a runtime whose system does not are listed in ``rules`` as skipped. Where the
+    system says a deny rule refusing any command of a line refuses the line
+    (``ShellProbe.compound_deny``), an escape whose smuggled payload a deny rule refuses on
+    its own is not asked: it cannot run unasked. ``exhaustive=True`` asks every variant."""
     import pandas as pd
 
     wanted = {rules} if isinstance(rules, str) else set(rules) if rules is not None else None
     findings: list[dict[str, Any]] = []
     table: list[dict[str, Any]] = []
-    tried = 0
+    tried = not_asked = 0
     shells = _shells(proj, runtime)
     for name, shell, targets in shells:
         checks: dict[str | None, _Checker] = {}
@@ -417,11 +439,13 @@ def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str 
                 continue
             check = checks.get(target.agent)
             if check is None:
-                check = checks[target.agent] = _Checker(proj, name, shell, mode, target.agent)
+                check = checks[target.agent] = _Checker(proj, name, shell, mode, target.agent,
+                                                        exhaustive)
             row, found, count = _probe_rule(target, check)
             tried += count
             findings.extend(found)
             table.append(row)
+        not_asked += sum(c.not_asked for c in checks.values())
     if wanted is not None:
         missing = sorted(wanted - {r["rule"] for r in table})
         if missing:
@@ -431,7 +455,7 @@ def run_probe(proj: Policy, rules: Sequence[str] | str | None = None, mode: str 
     frame = pd.DataFrame(findings, columns=list(FINDING_COLUMNS)).astype({"line": "Int64"})
     rules_frame = pd.DataFrame(table, columns=list(RULE_COLUMNS)).astype({"line": "Int64"})
     unprobed = tuple(name for name, shell, _ in shells if shell is None)
-    return ProbeRun(frame, rules_frame, mode, tried, unprobed=unprobed)
+    return ProbeRun(frame, rules_frame, mode, tried, unprobed=unprobed, not_asked=not_asked)
 
 
 def _row(target: _Target) -> dict[str, Any]:
@@ -482,13 +506,24 @@ def _escape(target: _Target, check: _Checker, template: Template,
     """The variant (and its decision) through which ``target`` lets a payload run unasked
     that alone would not: the template's own payload first, then, when the policy already
     runs that one unasked (``Bash(curl:*)`` beside ``Bash(python3:*)``), each other one."""
-    tries = [(command, control)]
-    if _uses_payload(template):
-        tries += [made for name in PAYLOADS if name != template.payload
-                  if (made := _make(template, fields, name)) is not None]
+    tries: Iterable[tuple[str, str | None]] = [(command, control)]
+    if _uses_payload(template):  # made only when needed (the first payload mostly decides)
+        tries = itertools.chain(tries, (
+            made for name in PAYLOADS if name != template.payload
+            if (made := _make(template, fields, name)) is not None))
     for variant, alone in tries:
-        if alone is None or check(alone).effect is Effect.ALLOW:
+        if alone is None:
+            continue
+        alone_decided = check(alone)
+        if alone_decided.effect is Effect.ALLOW:
             continue  # the payload runs unasked anyway: nothing is smuggled
+        if check.compound_deny and alone_decided.effect is Effect.DENY \
+                and alone_decided.rule.kind == "deny" and _payload_runs(template):
+            # a deny rule refuses the payload, and this runtime refuses a line any command
+            # of which a deny rule refuses (ShellProbe.compound_deny): the variant cannot run
+            # unasked, so it is not asked (run_probe(exhaustive=True) asks it all the same)
+            check.not_asked += 1
+            return None
         d = check(variant)
         if d.effect is Effect.ALLOW and target.decided(d):
             return variant, d

@@ -78,3 +78,8 @@ class ShellProbe:
     #: a command line as that tool's arguments
     arguments: Callable[[str], dict[str, Any]]
     rules: tuple[ProbeRule, ...] = ()
+    #: the runtime refuses a line when a deny rule refuses any command of it (in a list,
+    #: pipeline, subshell or group, loop or function body, command substitution): an escape
+    #: smuggling a payload a deny rule refuses cannot run unasked, so the probe need not ask
+    #: it. Say so only where the runtime's engine decides a line by each of its commands.
+    compound_deny: bool = False

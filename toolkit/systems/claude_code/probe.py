@@ -8,6 +8,11 @@ is a prefix rule: its command may be followed by more words); ``*`` inside the p
 probed; a subagent's front-matter ``tools`` entries are not (as ``proj.lint()``), nor a rule
 Claude Code skips at startup.
 
+A compound command is decided part by part ("A rule must match each subcommand
+independently", permissions#compound-commands; every command of a list, pipeline, subshell
+and substitution is a part) and the parts combine with a deny winning: a line holding a
+command a deny rule refuses is refused (``compound_deny``).
+
 >>> seed("git push:*"), seed("npm run * --silent")
 (('git push', True), ('npm run x --silent', False))
 """
@@ -47,4 +52,4 @@ def probe(engine: Any) -> ShellProbe:
         rules.append(ProbeRule(rule.text, rule.kind, rule.rule, seed=command,
                                open_ended=open_ended,
                                note="" if command else "the pattern names no command"))
-    return ShellProbe("Bash", shell_command, tuple(rules))
+    return ShellProbe("Bash", shell_command, tuple(rules), compound_deny=True)

@@ -9,6 +9,9 @@ args glob does not end in ``*`` matches those arguments only. A glob in a word i
 ``*`` left out, ``?`` as a letter); ``Shell(*)`` decides every command: it names none. The
 IDE's ``terminalAllowlist`` entries ("a command or command prefix string", ``npm:install*``)
 read the same way; they decide only in the ``ide`` mode (the CLI does not read them).
+The CLI checks each simple command of a line (tree-sitter-bash: lists, pipes and
+substitutions split) and "Deny rules take precedence": a line holding a denied command is
+denied (``compound_deny``); the IDE has no deny list, so nothing is refused there.
 
 >>> seed("git"), seed("npm:install*"), seed("curl:-s https://x"), seed("*")
 (('git', True), ('npm install', True), ('curl -s https://x', False), (None, True))
@@ -60,4 +63,4 @@ def probe(engine: Any) -> ShellProbe:
     rules = [_probe_rule(engine, e, e.token.value) for e in engine.config.cli
              if e.token is not None and e.token.kind == "Shell"]
     rules += [_probe_rule(engine, e, e.text) for e in engine.config.terminal or ()]
-    return ShellProbe("Shell", shell_command, tuple(rules))
+    return ShellProbe("Shell", shell_command, tuple(rules), compound_deny=True)

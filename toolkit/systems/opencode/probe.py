@@ -8,7 +8,10 @@ tail). So the rule speaks of ``git push`` (its text with the wildcards filled), 
 more words when the pattern ends in ``*``. ``"bash": "ask"`` (pattern ``*``) decides every
 command: it names none. OpenCode's built-in rules (agent.ts) are not probed; a rule of the
 configuration, in every agent's ruleset, is probed once, as the default agent; a rule only
-an agent's own ``permission`` holds is probed as that agent.
+an agent's own ``permission`` holds is probed as that agent. Every ``command`` node of the
+line (inside pipelines, lists, substitutions and subshells too) is one pattern, and a
+pattern whose rule is ``deny`` fails the call at once (``Permission.ask``): a line holding a
+denied command is denied (``compound_deny``).
 
 >>> seed("git push *"), seed("npm run ?uild"), seed("*")
 (('git push', True), ('npm run xuild', False), (None, True))
@@ -61,4 +64,4 @@ def probe(engine: Any) -> ShellProbe:
                 continue
             seen.add(identity)
             rules.append(_probe_rule(rule, key))
-    return ShellProbe("bash", shell_command, tuple(rules))
+    return ShellProbe("bash", shell_command, tuple(rules), compound_deny=True)
