@@ -2,8 +2,10 @@
 (tests/fixtures/convert, SOURCES.md names each repo@commit, and
 tests/fixtures/claude-settings-real) converted to each target runtime.
 
-Per target: the calls compared (the corpus generated from each file's own rules, decided by
-Claude Code and by the target's engine loaded from the written files), the share deciding the
+Per target: the calls compared (the corpus generated from each file's own rules, with the
+commands runtimes run unasked when no rule matches: ``ls``, ``cat README.md``, ``git status``
+... and each command the target's engine lists as such; decided by Claude Code and by the
+target's engine loaded from the written files), the share deciding the
 same, then the calls deciding differently: not explained by a listed loss (``unlisted``, the
 goal is 0), allowed by the target where the source asks or refuses (``allows more``: only
 where a ``permissive`` loss says no written rule can stop it), asked where the source refuses
@@ -157,6 +159,7 @@ def sources_table(measured: dict[str, tuple[int, dict[str, dict[str, Counter[str
              "| source (files) | target | calls compared | decide the same | unlisted "
              "| allows more | weaker | stricter | rule losses |",
              "|---|---|---|---|---|---|---|---|---|"]
+    notes = []
     for source, (n_files, results) in measured.items():
         for target, data in results.items():
             c = data["counts"]
@@ -165,7 +168,9 @@ def sources_table(measured: dict[str, tuple[int, dict[str, dict[str, Counter[str
             lines.append(f"| {source} ({n_files}) | {target} | {c['compared']} | {c['same']} "
                          f"({share:.1%}) | {c['unlisted']} | {c['allows_more']} | "
                          f"{c['weaker']} | {c['stricter']} | {losses or 'none'} |")
-    return "\n".join(lines)
+            notes += [f"- {source} -> {target}: {n} call(s) allowed more, permissive loss: {why}"
+                      for why, n in data["permissive"].most_common()]
+    return "\n".join(lines + (["", *notes] if notes else []))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

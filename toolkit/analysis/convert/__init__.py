@@ -12,8 +12,11 @@ corpus call is decided by both (:mod:`.compare`). Three guarantees, each tested:
 - proved: ``check`` lists every call deciding differently, with both decisions, and whether a
   loss explains it (``listed``); ``toolmatrix convert --strict`` fails on one that is not;
 - never more permissive: where a rule cannot be written exactly the output asks or denies; a
-  call the target runs unasked whatever is written (OpenCode runs a line of assignments only)
-  is a ``permissive`` loss, the only kind that can explain allowing more.
+  command the target runs unasked by its own default (Claude Code's read-only ``ls``, Codex's
+  known-safe ``cat``) where the source refuses or asks for it gets a deny or ask rule of its
+  own (:mod:`.unasked`); a call the target runs unasked whatever is written (OpenCode runs a
+  line of assignments only) is a ``permissive`` loss, the only kind that can explain allowing
+  more.
 
 >>> import toolkit as tk                                      # doctest: +SKIP
 >>> conv = tk.convert(tk.load("repo"), to="gemini-cli")       # doctest: +SKIP
@@ -29,11 +32,13 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...systems import registry
 from . import claude, codex, cursor, gemini, opencode
 from .compare import CHECK_COLUMNS, Call, corpus, run_check
 from .rules import SOURCES, SourceRule
 from .sources import read_source
 from .target import Loss, Written
+from .unasked import Guards, guard_rules, source_decider, target_unasked
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -205,11 +210,18 @@ def convert(proj: Policy, to: str, source: str | None = None,
     if foreign:  # Claude Code strips wrappers another runtime does not: ask for them
         rules = rules + claude.wrapper_rules(rules, runtime)
     written = TARGETS[to](rules, Path(proj.root), read.mode)
-    losses = list(read.losses) + list(written.losses)
+    unasked = target_unasked(to, str(proj.root))
+    guards = guard_rules(rules, written, unasked, source_decider(proj, runtime, read.call),
+                         registry.by_name(to).title,
+                         registry.by_name(runtime).title) if unasked else Guards()
+    if guards.rules:  # what the target runs unasked by its own default and the source does not
+        written = TARGETS[to](rules + guards.rules, Path(proj.root), read.mode)
+    losses = list(read.losses) + list(written.losses) + guards.losses
     if foreign:
         losses += claude.foreign_losses(runtime)
     corpus_calls = ([Call(tool, dict(args), "given") for tool, args in calls]
-                    if calls is not None else corpus(read.rules))
+                    if calls is not None else corpus(read.rules, unasked))
     rows, counts, problems = run_check(proj, runtime, written, corpus_calls, losses,
                                        source_call=read.call)
-    return Conversion(runtime, to, written.files, losses, rows, counts, written.notes, problems)
+    return Conversion(runtime, to, written.files, losses, rows, counts,
+                      written.notes + guards.notes, problems)

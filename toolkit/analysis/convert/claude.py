@@ -79,7 +79,8 @@ def foreign_losses(source: str) -> list[Loss]:
                               "command asks", tags=("wrapper", "assignment")),
             Loss("semantics", f"Claude Code runs its read-only commands (ls, cat, grep, git "
                               f"status, ...) unasked when no rule matches; {source} has its own "
-                              "list", tags=("read-only",)),
+                              "list (where it refuses or asks for one, a deny or ask rule is "
+                              "written for it)", tags=("read-only",)),
             Loss("semantics", "Claude Code checks the target of a redirection (> file) as an "
                               "edit of that file", tags=("redirect",))]
 

@@ -70,12 +70,21 @@ def _examples(prefix: list[str], own: str, rules: list[SourceRule]) -> tuple[lis
     return list(dict.fromkeys(matches))[:4], list(dict.fromkeys(misses))[:4]
 
 
+def _justification(rule: SourceRule) -> str:
+    """The source rule and its file:line; a rule written for a command Codex knows safe says
+    so (``unasked``: the source refuses or asks for it)."""
+    text = f"{rule.text} ({rule.where})" if rule.file else rule.text
+    if rule.layer == "unasked":
+        return f"{text}: Codex would run this known-safe command unasked"
+    return text
+
+
 def _prefix_rule(rule: SourceRule, prefix: list[str], rules: list[SourceRule],
                  own: str) -> str:
     matches, misses = _examples(prefix, own, rules)
     fields = [f"    pattern = {json.dumps(prefix)},",
               f"    decision = {json.dumps(_DECISION[rule.effect])},",
-              f"    justification = {json.dumps(f'{rule.text} ({rule.where})')},",
+              f"    justification = {json.dumps(_justification(rule))},",
               f"    match = {json.dumps(matches)},"]
     if misses:
         fields.append(f"    not_match = {json.dumps(misses)},")

@@ -3,8 +3,10 @@
 The corpus is the user's own calls when given (replayed transcripts), else calls generated from
 the source rules themselves: each shell rule's own command, with extra arguments, past the
 end of an exact rule, chained with ``&&`` to a second command, wrapped (``timeout``,
-``VAR=x``, ``bash -c``), redirected; each path rule's path; each named MCP tool; and one call
-of every tool family (the matrix: Read, Edit, Write, WebFetch, WebSearch, ...). The source's
+``VAR=x``, ``bash -c``), redirected; each path rule's path; each named MCP tool; one call
+of every tool family (the matrix: Read, Edit, Write, WebFetch, WebSearch, ...); and the
+commands runtimes run unasked when no rule matches (``ls``, ``cat README.md``, ``git status``,
+and each command the target names through its engine's ``unasked_commands()``). The source's
 engine decides each call as the project is; the target's engine decides the same call in its
 own tool names, from the written files in a throwaway folder. Nothing is matched here: both
 answers come from the runtimes' engines.
@@ -22,7 +24,8 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,17 @@ WRAPPERS = ("timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", 
             "xargs", "env", "bash", "sh", "zsh")
 #: the second command a chain ends with: asked by every runtime unless a rule says otherwise
 SECOND = "rm -rf build"
+#: commands some runtime runs unasked when no rule matches them (Claude Code's read-only
+#: commands, Codex's and Gemini CLI's known-safe commands; OpenCode allows every command and
+#: Cursor asks by default): in every corpus, so the check sees what a target's own defaults
+#: run where the source refuses or asks
+UNASKED_CALLS = ("ls", "ls -la", "cat README.md", "grep x .", "git status", "git log --oneline",
+                 "git diff", "git show HEAD", "git branch", "pwd", "echo hi", "find .",
+                 "find . -name '*.py'", "head README.md", "tail -n 5 README.md",
+                 "wc -l README.md", "which python3", "diff a.txt b.txt", "stat README.md",
+                 "du -sh .", "cd src", "whoami", "uname -a", "id", "cut -d, -f1 a.csv",
+                 "rg TODO", "sed -n 1p README.md", "base64 README.md", "seq 3", "true",
+                 "nl README.md", "uniq a.txt", "ls && git status", "cat README.md | wc -l")
 _RANK = {Effect.ALLOW: 2, Effect.ASK: 1, Effect.DENY: 0, Effect.IMPLICIT_DENY: 0,
          Effect.CONDITIONAL: 1}
 
@@ -92,7 +106,10 @@ def _command_shapes(command: str) -> set[str]:
     marks = {"compound": ("&&", "||", ";", "|"), "redirect": (">",),
              "substitution": ("$(", "`", "$"), "quoted": ("'", '"')}
     found = {shape for shape, signs in marks.items() if any(s in command for s in signs)}
-    for part in _parts(command):
+    parts = _parts(command)
+    if parts and all(part.split()[0] == "cd" for part in parts):
+        found.add("cd-only")
+    for part in parts:
         words = part.split()
         if words and "=" in words[0] and not words[0].startswith("="):
             found.add("assignment")
@@ -182,9 +199,14 @@ def _shell_calls(shell: Sequence[SourceRule]) -> list[Call]:
     return calls
 
 
-def corpus(rules: Sequence[SourceRule]) -> list[Call]:
-    """Calls generated from the rules themselves (see the module docstring)."""
+def corpus(rules: Sequence[SourceRule], unasked: Iterable[Sequence[str]] = ()) -> list[Call]:
+    """Calls generated from the rules themselves (see the module docstring), the commands of
+    :data:`UNASKED_CALLS`, and each of ``unasked`` (the word prefixes a target runs unasked
+    with no rule: ``("git", "status")``) alone and with an argument."""
     calls = _shell_calls([r for r in rules if r.family == "shell"])
+    commands = [*UNASKED_CALLS, *(f"{' '.join(words)}{tail}" for words in unasked
+                                  for tail in ("", " README.md"))]
+    calls += [Call("Bash", {"command": c}, "unasked by default") for c in commands]
     for rule in rules:
         if rule.family in ("read", "edit") and rule.spec:
             path = rule.spec.replace("**/", "a/").replace("*", "x")
@@ -224,6 +246,24 @@ def _place(files: Mapping[str, str], project: Path, home: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+@contextmanager
+def loaded(written: Written) -> Iterator[tuple[Any, Path]]:
+    """(the target's policy, its project folder): the written files (and the setup the check
+    needs) loaded with the target's own engine from a throwaway project and home, gone when
+    the block ends."""
+    from ...policy import load_policy
+
+    with tempfile.TemporaryDirectory(prefix="toolmatrix-convert-") as tmp:
+        project, home = Path(tmp) / "project", Path(tmp) / "home"
+        project.mkdir()
+        home.mkdir()
+        setup = {k: v.replace("{project}", str(project)) for k, v in written.setup.items()}
+        _place(setup, project, home)
+        _place(written.files, project, home)
+        yield load_policy(os.fspath(project), runtime=written.runtime, home=os.fspath(home),
+                          managed=False), project
+
+
 def run_check(source: Any, source_runtime: str, written: Written, calls: Iterable[Call],
               losses: Sequence[Loss], source_call: CallMap | None = None
               ) -> tuple[list[dict[str, Any]], dict[str, int], list[str]]:
@@ -235,22 +275,12 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
 
     ``direction``: ``allows more`` (the target runs a call the source asks for or refuses: the
     guarantee says never), ``weaker`` (the target asks where the source refuses), ``stricter``."""
-    from ...policy import load_policy
-
     rule_losses = {_key(loss.rule): loss for loss in losses if loss.rule is not None}
     semantics = [loss for loss in losses if loss.rule is None]
     counts = {"calls": 0, "compared": 0, "same": 0, "allows_more": 0, "weaker": 0,
               "stricter": 0, "unlisted": 0}
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="toolmatrix-convert-") as tmp:
-        project, home = Path(tmp) / "project", Path(tmp) / "home"
-        project.mkdir()
-        home.mkdir()
-        setup = {k: v.replace("{project}", str(project)) for k, v in written.setup.items()}
-        _place(setup, project, home)
-        _place(written.files, project, home)
-        target = load_policy(os.fspath(project), runtime=written.runtime, home=os.fspath(home),
-                             managed=False)
+    with loaded(written) as (target, project):
         source_root = Path(source.root)
         for call in calls:
             counts["calls"] += 1

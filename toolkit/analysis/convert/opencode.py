@@ -152,6 +152,11 @@ def write(rules: list[SourceRule], root: Path, mode: str | None) -> Written:
         Loss("semantics", "OpenCode asks external_directory for a path argument outside the "
                           "project (cd, rm, cp, mv, mkdir, touch, chmod, chown, cat) before "
                           "the command's own rule", tags=("path",)),
+        Loss("permissive", "OpenCode asks no bash permission for cd (tool/bash.ts leaves it out "
+                           "of the patterns it asks for; only a folder outside the project asks "
+                           "external_directory): a line of cd alone (cd src) runs unasked "
+                           "whatever is written, where the source may refuse or ask",
+             tags=("cd-only",)),
         Loss("permissive", "OpenCode asks for commands only: a line of variable assignments "
                            "alone (FOO=1 BAR=2) runs unasked whatever is written, where Claude "
                            "Code asks", tags=("assignment-only",)),

@@ -27,7 +27,7 @@ __all__ = ["ACTIONS", "TAGS", "Loss", "Written"]
 ACTIONS = ("stricter", "dropped", "split", "semantics", "permissive")
 #: the shapes of a corpus call a semantics loss can name (see ``compare.tags``)
 TAGS = ("wrapper", "assignment", "assignment-only", "redirect", "substitution", "compound",
-        "default", "read-only", "path", "quoted", "unparseable")
+        "default", "read-only", "path", "quoted", "unparseable", "cd-only")
 
 
 @dataclass(frozen=True)
