@@ -44,7 +44,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text")
 
 
-@verb("why", "why Claude Code would allow, ask or deny one call (exit 0 allow, 1 deny, 2 ask)",
+@verb("why", "why the runtime would allow, ask or deny one call (exit 0 allow, 1 deny, 2 ask)",
       _arguments)
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the decision and its trace; the exit status is its effect."""
