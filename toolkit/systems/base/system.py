@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from .formats import Format
     from .probe import ShellProbe
 
-__all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PermissionEngine", "System",
-           "UnaskedEngine"]
+__all__ = ["Approval", "EngineFactory", "Layout", "NearMissEngine", "PathCommandEngine",
+           "PermissionEngine", "System", "UnaskedEngine"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,20 @@ class UnaskedEngine(Protocol):
 
     def unasked_commands(self) -> tuple[tuple[str, ...], ...]:
         """The word prefixes of the commands the runtime runs unasked when no rule matches."""
+
+
+class PathCommandEngine(Protocol):
+    """What an engine may add to say which shell commands it checks against its path rules
+    (optional).
+
+    ``path_commands()`` lists them as (``"read"`` or ``"edit"``, a command line with
+    ``{path}`` where the path goes): Claude Code refuses ``cat .env`` under ``Read(./.env)``
+    in deny. ``tk.convert`` puts each to the source and the target with the source's own
+    denied paths, so a target without path rules for commands does not run them unasked.
+    """
+
+    def path_commands(self) -> tuple[tuple[str, str], ...]:
+        """(``read`` / ``edit``, command line with ``{path}``) of each such command."""
 
 
 #: Opens a project's permission engine: ``(path, home=, managed=, cli=)`` -> engine, or
