@@ -23,6 +23,7 @@ __all__ = [
     "CommandForms",
     "critical_target",
     "forms",
+    "path_commands",
     "protected_path",
     "read_only",
     "touched_paths",
@@ -228,6 +229,26 @@ def unasked_commands() -> tuple[tuple[str, ...], ...]:
     it ask)."""
     return tuple(sorted((name,) for name in READ_ONLY_COMMANDS if name != "git")) + tuple(
         ("git", sub) for sub in sorted(_GIT_READ_ONLY))
+
+
+#: the operand a writer takes before its path (``chmod 600 x``)
+_OPERAND = {"chmod": "600 ", "chown": "me "}
+
+
+def path_commands() -> tuple[tuple[str, str], ...]:
+    """The recognised file commands whose path arguments Claude Code checks against Read and
+    Edit rules (:func:`touched_paths`), each as (``"read"`` or ``"edit"``, a command line with
+    ``{path}`` where the path goes): a ``read`` line reads the path (Read deny and ask rules
+    meet it), an ``edit`` line writes it (Edit rules, and Read deny rules, meet it). Sorted;
+    ``cat {path}``, ``grep KEY {path}``, ``sed -n 1p {path}``, ``cp {path} copy``,
+    ``touch {path}``, ``sed -i s/a/b/ {path}``..."""
+    reads = [f"{name} {{path}}" + (" other" if name == "diff" else "") for name in _READERS]
+    reads += [f"{name} KEY {{path}}" for name in _PATTERN_FIRST]
+    reads += ["sed -n 1p {path}", *(f"{name} {{path}} copy" for name in _COPIERS)]
+    edits = [f"{name} {_OPERAND.get(name, '')}{{path}}" for name in _WRITERS]
+    edits += ["sed -i s/a/b/ {path}", *(f"{name} source {{path}}" for name in _COPIERS)]
+    return tuple(("read", line) for line in sorted(reads)) + tuple(
+        ("edit", line) for line in sorted(edits))
 
 
 def _git_read_only(argv: tuple[str, ...]) -> bool:

@@ -22,7 +22,7 @@ from ....errors import Problem
 from ...base.engine import ConditionalRules
 from ...base.layers import Layers
 from .agents import AgentPermissions, agent_permissions
-from .bash import unasked_commands
+from .bash import path_commands, unasked_commands
 from .evaluate import CallContext, RuleSet, check_call, context_for
 from .near import near_misses
 from .rules import (
@@ -123,6 +123,12 @@ class ClaudePermissions(ConditionalRules):
         """The read-only commands Claude Code runs unasked when no rule matches
         (``bash.unasked_commands``; ``UnaskedEngine``)."""
         return unasked_commands()
+
+    @staticmethod
+    def path_commands() -> tuple[tuple[str, str], ...]:
+        """The file commands whose paths Claude Code checks against Read and Edit rules
+        (``bash.path_commands``; ``PathCommandEngine``)."""
+        return path_commands()
 
     @staticmethod
     def call_arguments(tool: str, text: str) -> dict[str, Any]:
