@@ -41,6 +41,7 @@ A subagent's own front-matter rules are not linted (settings rules only).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -152,6 +153,180 @@ def _plain_group(regex: str, start: int) -> bool:
     return False
 
 
+class _Lang:
+    """One rule's language on one channel: the values ``v`` with ``v + s`` matching
+    ``regex`` in full for a suffix ``s`` of ``suffixes`` and ``v`` matching ``universe``.
+
+    Membership is asked of Python's ``re`` (fast); the automaton (``fsm``) is built only
+    when a question cannot be settled by a string (see :func:`_exists`)."""
+
+    __slots__ = ("_fsm", "_samples", "regex", "suffixes", "universe")
+
+    def __init__(self, regex: str, universe: str | None, suffixes: tuple[str, ...]) -> None:
+        self.regex, self.universe, self.suffixes = regex, universe, suffixes
+        self._fsm: Any = None
+        self._samples: tuple[str, ...] | None = None
+
+    @property
+    def fsm(self) -> Any:
+        if self._fsm is None:
+            self._fsm = _language(self.regex, self.universe, self.suffixes)
+        return self._fsm
+
+    def accepts(self, value: str) -> bool:
+        if self.universe is not None and _re(self.universe).fullmatch(value) is None:
+            return False
+        pattern = _re(self.regex)
+        return any(pattern.fullmatch(value + suffix) is not None for suffix in self.suffixes)
+
+    @property
+    def samples(self) -> tuple[str, ...]:
+        """A few strings of the language (none when the regex's syntax is not read here)."""
+        if self._samples is None:
+            found = []
+            for example in _examples(self.regex):
+                for suffix in self.suffixes:
+                    if example.endswith(suffix):
+                        value = example[:len(example) - len(suffix)]
+                        if value not in found and self.accepts(value):
+                            found.append(value)
+            self._samples = tuple(found)
+        return self._samples
+
+
+@lru_cache(maxsize=8192)
+def _re(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
+
+
+def _automaton(language: Any) -> Any:
+    """The automaton of a :class:`_Lang` (built once), or ``language`` when it is one."""
+    return language.fsm if isinstance(language, _Lang) else language
+
+
+_SAMPLE_CHARS = "a/.-_ x0"
+_MAX_SAMPLES = 8
+
+
+@lru_cache(maxsize=8192)
+def _examples(regex: str) -> tuple[str, ...]:
+    """A few strings of ``regex`` read off its syntax (each repetition its fewest and one
+    more times, each alternative), short ones first; () when a construct is not read here.
+    Only candidates: every use checks them by matching (see :func:`_exists`)."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        parsed = _parser.parse(regex)
+    except re.error:
+        return ()
+    try:
+        found = _sequence(list(parsed))
+    except _UnreadError:
+        return ()
+    return tuple(sorted(dict.fromkeys(found), key=len)[:_MAX_SAMPLES])
+
+
+class _UnreadError(Exception):
+    """A regex construct :func:`_examples` does not read."""
+
+
+def _sequence(items: list[Any]) -> list[str]:
+    out = [""]
+    for op, arg in items:
+        options = _node(str(op), arg)
+        out = [a + b for a in out for b in options][:_MAX_SAMPLES]
+        if not out:
+            return []
+    return out
+
+
+def _node(op: str, arg: Any) -> list[str]:
+    if op == "LITERAL":
+        return [chr(arg)]
+    if op == "NOT_LITERAL":
+        return [next(c for c in _SAMPLE_CHARS if ord(c) != arg)]
+    if op == "ANY":
+        return ["a"]
+    if op == "IN":
+        char = next((c for c in _SAMPLE_CHARS + _PREFERRED if _in_class(c, arg)), None)
+        return [] if char is None else [char]
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, high, sub = arg
+        body = _sequence(list(sub))
+        if not body:
+            return [""] if low == 0 else []
+        counts = [low] + ([low + 1] if high is None or high > low or str(high) == "MAXREPEAT"
+                          else [])
+        return [b * n for n in counts for b in body[:2]]
+    if op == "SUBPATTERN":
+        return _sequence(list(arg[-1]))
+    if op == "BRANCH":
+        return [x for alternative in arg[1] for x in _sequence(list(alternative))]
+    if op == "AT":
+        return [""]
+    raise _UnreadError(op)
+
+
+def _in_class(char: str, items: Any) -> bool:
+    code, hit, negate = ord(char), False, False
+    for op, arg in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            hit = hit or code == arg
+        elif name == "RANGE":
+            hit = hit or arg[0] <= code <= arg[1]
+        elif name == "CATEGORY":
+            hit = hit or _category(str(arg), char)
+        else:
+            raise _UnreadError(name)
+    return hit != negate
+
+
+def _category(name: str, char: str) -> bool:
+    kinds = {"DIGIT": char.isdigit(), "SPACE": char.isspace(),
+             "WORD": char.isalnum() or char == "_"}
+    for kind, value in kinds.items():
+        if name == f"CATEGORY_{kind}":
+            return value
+        if name == f"CATEGORY_NOT_{kind}":
+            return not value
+    raise _UnreadError(name)
+
+
+def _shared(a: str, b: str) -> int:
+    """The length of the text ``a`` and ``b`` start with."""
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _candidates(keep: Sequence[Any]) -> list[str]:
+    """Strings every language of ``keep`` accepts, built from their samples (each one's own,
+    one spliced after another where they part, or after a ``/`` or a space): a cheap proof
+    that the languages meet. Empty when none was found (which proves nothing)."""
+    if not keep or not all(isinstance(k, _Lang) for k in keep):
+        return []
+    pool = list(keep[0].samples)
+    for i, lang in enumerate(keep[1:], 1):
+        before = keep[:i]
+        found = [c for c in pool if lang.accepts(c)]
+        found += [s for s in lang.samples if all(k.accepts(s) for k in before)]
+        if len(found) < 2:
+            for c in pool:
+                for sample in lang.samples:
+                    shared = _shared(c, sample)
+                    cut = max(sample.rfind("/", 0, shared), sample.rfind(" ", 0, shared)) + 1
+                    for tail in dict.fromkeys((sample[shared:], sample[cut:])):
+                        for joined in (c + tail, c[:-1] + tail, c + "/" + tail, c + " " + tail):
+                            if lang.accepts(joined) and all(k.accepts(joined) for k in before):
+                                found.append(joined)
+        pool = list(dict.fromkeys(found))[:_MAX_SAMPLES]
+        if not pool:
+            return []
+    return pool
+
+
 def _witness(language: Any) -> str | None:
     """A shortest readable string of ``language`` (an automaton or a :class:`_Rest`), else a
     shortest one; None if it is empty."""
@@ -159,8 +334,9 @@ def _witness(language: Any) -> str | None:
     if not _exists(keep, drop):
         return None
     for readable in _NICE:
-        if _exists((*keep, _fsm(readable)), drop):
-            return _search((*keep, _fsm(readable)), drop)
+        nice = _lang(readable, None, ("",))
+        if _exists((*keep, nice), drop):
+            return _search((*keep, nice), drop)
     return _search(keep, drop)
 
 
@@ -203,15 +379,16 @@ def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
     level, far too slow here.)"""
     from collections import deque
 
-    fsms = (*keep, *drop)
+    fsms = tuple(_automaton(f) for f in (*keep, *drop))
     moves = _moves(fsms)
     n = len(keep)
     # per automaton: state -> {key: next state}, pruned to states that can still accept
     steps = [_steps(f) for f in fsms]
     finals = [f.finals for f in fsms]
-    start = tuple(f.initial if f.initial in _live(f) else None for f in fsms)
-    if any(state is None for state in start[:n]):
+    start = _start(fsms, n)
+    if start is None:
         return None
+    sinks = _sinks(fsms[n:])
     seen = {start: ""}
     queue = deque([start])
     while queue:
@@ -221,7 +398,7 @@ def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
                 for i, state in enumerate(states) if i >= n):
             return seen[states]
         for char, keys in moves:
-            target = _step(states, keys, steps, n)
+            target = _step(states, keys, steps, n, sinks)
             if target is not None and target not in seen:
                 seen[target] = seen[states] + char
                 queue.append(target)
@@ -230,11 +407,23 @@ def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
 
 def _exists(keep: Sequence[Any], drop: Sequence[Any] = ()) -> bool:
     """Whether some string is accepted by every automaton of ``keep`` and by none of
-    ``drop``: :func:`_search` without its order. A breadth-first and a depth-first walk
-    take turns, one state each, and the first to know answers: breadth first meets a short
-    string soon, depth first a long one that breadth first would reach only after every
-    shorter string (with many automata in the tuple, a great many)."""
-    fsms = (*keep, *drop)
+    ``drop``: :func:`_search` without its order.
+
+    Cheap proofs first: a language both kept and dropped leaves nothing; a candidate string
+    (:func:`_candidates`, built from the languages' own samples) that matches every kept
+    regex and no dropped one is a witness, and no automaton need be built (most questions
+    lint asks are answered yes this way). Otherwise, on the automata, a breadth-first and a
+    depth-first walk take turns, one state each, and the first to know answers: breadth
+    first meets a short string soon, depth first a long one that breadth first would reach
+    only after every shorter string (with many automata in the tuple, a great many); a
+    tuple in which a dropped automaton accepts whatever follows is not walked on."""
+    if any(d is k for d in drop for k in keep):  # the same language kept and dropped
+        return False
+    for candidate in _candidates(keep):
+        if not any(d.accepts(candidate) for d in drop):
+            return True
+    drop = tuple({id(d): d for d in drop}.values())
+    fsms = tuple(_automaton(f) for f in (*keep, *drop))
     walks = [_walk(fsms, len(keep), depth_first) for depth_first in (False, True)]
     while True:
         for walk in walks:
@@ -253,10 +442,11 @@ def _walk(fsms: Sequence[Any], n: int, depth_first: bool) -> Iterator[bool | Non
         moves = moves[::-1]  # popped last pushed: the most readable character first
     steps = [_steps(f) for f in fsms]
     finals = [f.finals for f in fsms]
-    start = tuple(f.initial if f.initial in _live(f) else None for f in fsms)
-    if any(state is None for state in start[:n]):
+    start = _start(fsms, n)
+    if start is None:
         yield False
         return
+    sinks = _sinks(fsms[n:])
     seen = {start}
     todo = deque([start])
     while todo:
@@ -267,7 +457,7 @@ def _walk(fsms: Sequence[Any], n: int, depth_first: bool) -> Iterator[bool | Non
             yield True
             return
         for _, keys in moves:
-            target = _step(states, keys, steps, n)
+            target = _step(states, keys, steps, n, sinks)
             if target is not None and target not in seen:
                 seen.add(target)
                 todo.append(target)
@@ -275,15 +465,50 @@ def _walk(fsms: Sequence[Any], n: int, depth_first: bool) -> Iterator[bool | Non
     yield False
 
 
-def _step(states: tuple[Any, ...], keys: tuple[Any, ...], steps: list[dict[Any, Any]], n: int
-          ) -> tuple[Any, ...] | None:
-    """The states after one character: None when a kept automaton dies; a dropped one that
-    dies is forgotten (None in its place). (The hot loop of lint: kept small.)"""
+def _step(states: tuple[Any, ...], keys: tuple[Any, ...], steps: list[dict[Any, Any]], n: int,
+          sinks: Sequence[frozenset[Any]]) -> tuple[Any, ...] | None:
+    """The states after one character: None when a kept automaton dies or a dropped one
+    reaches a state that accepts every continuation (nothing from there is kept); a dropped
+    one that dies is forgotten (None in its place). (The hot loop of lint: kept small.)"""
     out = [table.get(state, _NOWHERE).get(key) for state, key, table in
            zip(states, keys, steps, strict=True)]
     if None in out[:n]:
         return None
+    if any(state in sink for state, sink in zip(out[n:], sinks, strict=True)):
+        return None
     return tuple(out)
+
+
+def _start(fsms: Sequence[Any], n: int) -> tuple[Any, ...] | None:
+    """The initial tuple of states (a dead dropped automaton as None); None when nothing can
+    be kept (a kept language is empty, or a dropped one holds every string)."""
+    start = tuple(f.initial if f.initial in _live(f) else None for f in fsms)
+    if None in start[:n] or any(state in _sink(f)
+                                for state, f in zip(start[n:], fsms[n:], strict=True)):
+        return None
+    return start
+
+
+def _sinks(drop: Sequence[Any]) -> list[frozenset[Any]]:
+    return [_sink(f) for f in drop]
+
+
+def _sink(fsm: Any) -> frozenset[Any]:
+    """The states of ``fsm`` from which every string is accepted."""
+    return _memo(("sink", id(fsm)), fsm, lambda: _sink_states(fsm))
+
+
+def _sink_states(fsm: Any) -> frozenset[Any]:
+    classes = len(set(fsm.alphabet.values()))  # every class of characters has a move
+    found = {state for state in fsm.finals if len(fsm.map.get(state, {})) == classes}
+    changed = True
+    while changed:  # the greatest set of final states whose every move stays inside it
+        changed = False
+        for state in list(found):
+            if any(to not in found for to in fsm.map[state].values()):
+                found.discard(state)
+                changed = True
+    return frozenset(found)
 
 
 _NOWHERE: dict[Any, Any] = {}
@@ -393,7 +618,13 @@ def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
         return _Spot(entry, channel, None, None)
     key = (regex, universe, tuple(channel.get("suffixes") or ("",)))
     prefix = _literal_prefix(regex) if key[2] == ("",) else ""
-    return _Spot(entry, channel, _language(*key), prefix, key)
+    return _Spot(entry, channel, _lang(*key), prefix, key)
+
+
+@lru_cache(maxsize=4096)
+def _lang(regex: str, universe: str | None, suffixes: tuple[str, ...]) -> _Lang:
+    """The (lazy) language of a channel, one object per key."""
+    return _Lang(regex, universe, suffixes)
 
 
 @lru_cache(maxsize=4096)
@@ -423,7 +654,7 @@ def _compatible(a: _Spot, b: _Spot) -> bool:
 @lru_cache(maxsize=65536)
 def _overlap(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     # (interegular's isdisjoint takes state 0 for no state: intersect instead)
-    return _exists((_language(*a), _language(*b)))
+    return _exists((_lang(*a), _lang(*b)))
 
 
 def _left(spot: _Spot, others: Iterable[_Spot]) -> Any:
@@ -451,7 +682,7 @@ def _subtract(language: Any, others: Iterable[Any]) -> Any:
 
 @lru_cache(maxsize=16384)
 def _difference(key: tuple[Any, ...], others: tuple[tuple[Any, ...], ...]) -> Any:
-    return _subtract(_language(*key), [_language(*o) for o in others])
+    return _subtract(_lang(*key), [_lang(*o) for o in others])
 
 
 def _decider(spots: Sequence[_Spot], at: _Spot, value: str | None, skip: _Entry | None = None
@@ -617,7 +848,7 @@ def _same_language(a: _Spot, b: _Spot) -> bool:
 
 @lru_cache(maxsize=16384)
 def _empty(key: tuple[Any, ...]) -> bool:
-    return not _exists((_language(*key),))
+    return not _exists((_lang(*key),))
 
 
 def _included(a: Any, b: Any) -> bool:
@@ -631,7 +862,7 @@ def _included(a: Any, b: Any) -> bool:
 
 @lru_cache(maxsize=65536)
 def _equivalent(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    first, second = _language(*a), _language(*b)
+    first, second = _lang(*a), _lang(*b)
     return _included(first, second) and _included(second, first)
 
 
