@@ -4,7 +4,9 @@ tests/fixtures/claude-settings-real) converted to each target runtime.
 
 Per target: the calls compared (the corpus generated from each file's own rules, with the
 commands runtimes run unasked when no rule matches: ``ls``, ``cat README.md``, ``git status``
-... and each command the target's engine lists as such; decided by Claude Code and by the
+... and each command the target's engine lists as such, and each file command Claude Code
+checks against its Read / Edit rules on each denied or asked-for path: ``cat .env``,
+``grep KEY .env``, ``touch .env``...; decided by Claude Code and by the
 target's engine loaded from the written files), the share deciding the
 same, then the calls deciding differently: not explained by a listed loss (``unlisted``, the
 goal is 0), allowed by the target where the source asks or refuses (``allows more``: only

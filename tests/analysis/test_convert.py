@@ -76,8 +76,9 @@ def test_a_loss_names_the_rule_its_file_line_and_what_was_done(tmp_path: Path) -
     # a deny with a wildcard between words is written on the words before it: broader
     assert losses.loc["Bash(curl * --insecure*)", "action"] == "stricter"
     assert 'prefix_rule(pattern=["curl"])' in losses.loc["Bash(curl * --insecure*)", "written"]
-    # Codex has no rule for reading a file
-    assert losses.loc["Read(./.env)", "action"] == "dropped"
+    # Codex has no rule for reading a file (dropped); its file commands on that path are
+    # asked for instead of refused (weaker: tests/analysis/test_convert_paths.py)
+    assert set(losses.loc[["Read(./.env)"], "action"]) == {"dropped", "weaker"}
 
 
 def test_codex_rules_carry_the_sources_own_commands_as_match_examples(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ corpus call is decided by both (:mod:`.compare`). Three guarantees, each tested:
 - never more permissive: where a rule cannot be written exactly the output asks or denies; a
   command the target runs unasked by its own default (Claude Code's read-only ``ls``, Codex's
   known-safe ``cat``) where the source refuses or asks for it gets a deny or ask rule of its
-  own (:mod:`.unasked`); a call the target runs unasked whatever is written (OpenCode runs a
+  own (:mod:`.unasked`); a file command the target would run unasked on a path the source's
+  Read / Edit rules protect (``cat .env`` in Codex, which has no path rules) gets an ask rule
+  (:mod:`.paths`); a call the target runs unasked whatever is written (OpenCode runs a
   line of assignments only) is a ``permissive`` loss, the only kind that can explain allowing
   more.
 
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ...systems import registry
 from . import claude, codex, cursor, gemini, opencode
 from .compare import CHECK_COLUMNS, Call, corpus, run_check
+from .paths import path_guards, source_path_commands
 from .rules import SOURCES, SourceRule
 from .sources import read_source
 from .target import Loss, Written
@@ -216,12 +219,17 @@ def convert(proj: Policy, to: str, source: str | None = None,
                          registry.by_name(runtime).title) if unasked else Guards()
     if guards.rules:  # what the target runs unasked by its own default and the source does not
         written = TARGETS[to](rules + guards.rules, Path(proj.root), read.mode)
-    losses = list(read.losses) + list(written.losses) + guards.losses
+    path_commands = source_path_commands(runtime, str(proj.root))
+    paths = path_guards(rules, written, path_commands, source_decider(proj, runtime, read.call),
+                        registry.by_name(to).title)
+    if paths.rules:  # file commands the target runs unasked on a path the source protects
+        written = TARGETS[to](rules + guards.rules + paths.rules, Path(proj.root), read.mode)
+    losses = list(read.losses) + list(written.losses) + guards.losses + paths.losses
     if foreign:
         losses += claude.foreign_losses(runtime)
     corpus_calls = ([Call(tool, dict(args), "given") for tool, args in calls]
-                    if calls is not None else corpus(read.rules, unasked))
+                    if calls is not None else corpus(read.rules, unasked, path_commands))
     rows, counts, problems = run_check(proj, runtime, written, corpus_calls, losses,
                                        source_call=read.call)
     return Conversion(runtime, to, written.files, losses, rows, counts,
-                      written.notes + guards.notes, problems)
+                      written.notes + guards.notes + paths.notes, problems)

@@ -76,6 +76,9 @@ def _justification(rule: SourceRule) -> str:
     text = f"{rule.text} ({rule.where})" if rule.file else rule.text
     if rule.layer == "unasked":
         return f"{text}: Codex would run this known-safe command unasked"
+    if rule.layer == "paths":
+        return (f"{text}: Codex has no path rules, and this command could reach that path "
+                "unasked: ask for every use of it")
     return text
 
 

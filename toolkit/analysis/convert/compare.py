@@ -6,7 +6,9 @@ end of an exact rule, chained with ``&&`` to a second command, wrapped (``timeou
 ``VAR=x``, ``bash -c``), redirected; each path rule's path; each named MCP tool; one call
 of every tool family (the matrix: Read, Edit, Write, WebFetch, WebSearch, ...); and the
 commands runtimes run unasked when no rule matches (``ls``, ``cat README.md``, ``git status``,
-and each command the target names through its engine's ``unasked_commands()``). The source's
+and each command the target names through its engine's ``unasked_commands()``); and each file
+command the source checks against its path rules on each protected path (``cat .env``,
+``grep KEY .env`` under ``Read(./.env)``). The source's
 engine decides each call as the project is; the target's engine decides the same call in its
 own tool names, from the written files in a throwaway folder. Nothing is matched here: both
 answers come from the runtimes' engines.
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.decision import Decision, Effect, Reason
-from .rules import SourceRule, seed
+from .rules import SourceRule, path_probes, seed
 from .target import CallMap, Loss, Written
 
 __all__ = ["CHECK_COLUMNS", "Call", "corpus", "rank", "run_check", "tags"]
@@ -158,6 +160,15 @@ def _excuses(loss: Loss, direction: str) -> bool:
     return direction != "allows more" or loss.action == "permissive"
 
 
+def _explaining(losses: Sequence[Loss], direction: str) -> Loss | None:
+    """Of the losses of the rules involved, one that can explain ``direction``: one saying so
+    (a ``weaker`` loss for a call asked where the source refuses, a ``stricter`` one for a
+    stricter call) before any other."""
+    usable = [loss for loss in losses if _excuses(loss, direction)]
+    return next((loss for loss in usable if loss.action == direction), None) or next(
+        iter(usable), None)
+
+
 def _key(rule: SourceRule) -> tuple[str | None, int | None, str]:
     return rule.file, rule.line, rule.text
 
@@ -199,14 +210,19 @@ def _shell_calls(shell: Sequence[SourceRule]) -> list[Call]:
     return calls
 
 
-def corpus(rules: Sequence[SourceRule], unasked: Iterable[Sequence[str]] = ()) -> list[Call]:
+def corpus(rules: Sequence[SourceRule], unasked: Iterable[Sequence[str]] = (),
+           path_commands: Sequence[tuple[str, str]] = ()) -> list[Call]:
     """Calls generated from the rules themselves (see the module docstring), the commands of
-    :data:`UNASKED_CALLS`, and each of ``unasked`` (the word prefixes a target runs unasked
-    with no rule: ``("git", "status")``) alone and with an argument."""
+    :data:`UNASKED_CALLS`, each of ``unasked`` (the word prefixes a target runs unasked
+    with no rule: ``("git", "status")``) alone and with an argument, and each of
+    ``path_commands`` (the source's file commands: ``("read", "cat {path}")``) on the path of
+    each Read / Edit deny or ask rule it meets (``cat .env`` under ``Read(./.env)``)."""
     calls = _shell_calls([r for r in rules if r.family == "shell"])
     commands = [*UNASKED_CALLS, *(f"{' '.join(words)}{tail}" for words in unasked
                                   for tail in ("", " README.md"))]
     calls += [Call("Bash", {"command": c}, "unasked by default") for c in commands]
+    calls += [Call("Bash", {"command": command}, "a file command on the rule's path", rule)
+              for rule, command in path_probes(rules, path_commands)]
     for rule in rules:
         if rule.family in ("read", "edit") and rule.spec:
             path = rule.spec.replace("**/", "a/").replace("*", "x")
@@ -275,7 +291,10 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
 
     ``direction``: ``allows more`` (the target runs a call the source asks for or refuses: the
     guarantee says never), ``weaker`` (the target asks where the source refuses), ``stricter``."""
-    rule_losses = {_key(loss.rule): loss for loss in losses if loss.rule is not None}
+    rule_losses: dict[tuple[str | None, int | None, str], list[Loss]] = {}
+    for item in losses:
+        if item.rule is not None:
+            rule_losses.setdefault(_key(item.rule), []).append(item)
     semantics = [loss for loss in losses if loss.rule is None]
     counts = {"calls": 0, "compared": 0, "same": 0, "allows_more": 0, "weaker": 0,
               "stricter": 0, "unlisted": 0}
@@ -301,8 +320,8 @@ def run_check(source: Any, source_runtime: str, written: Written, calls: Iterabl
             involved = _rules_of(before) | ({_key(call.origin)} if call.origin else set())
             written_by = _written_by(after, written)
             involved |= {_key(r) for r in written_by}
-            loss = next((rule_losses[k] for k in involved
-                         if k in rule_losses and _excuses(rule_losses[k], direction)), None)
+            loss = _explaining([x for k in involved for x in rule_losses.get(k, ())],
+                               direction)
             shapes = tags(call, before) | (tags(call, after) & {"read-only", "unparseable"})
             if loss is None:
                 loss = next((s for s in semantics

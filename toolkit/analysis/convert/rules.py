@@ -17,13 +17,15 @@ Shell patterns (Claude Code's ``Bash(...)`` grammar, the richest of the runtimes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...core.decision import Effect
 
-__all__ = ["FAMILIES", "SOURCES", "ShellPattern", "SourceRule", "read_rules", "seed"]
+__all__ = ["FAMILIES", "SOURCES", "ShellPattern", "SourceRule", "path_probes", "read_rules", "seed",
+           "shell_path"]
 
 #: rule kind as a settings file spells it -> the effect it gives
 KIND_EFFECT: Mapping[str, Effect] = {"allow": Effect.ALLOW, "ask": Effect.ASK,
@@ -147,3 +149,36 @@ def seed(rule: SourceRule) -> str | None:
 def by_family(rules: Iterable[SourceRule], family: str) -> list[SourceRule]:
     """The rules acting on ``family``, in order."""
     return [r for r in rules if r.family == family]
+
+
+def shell_path(spec: str) -> str:
+    """The path of a Read / Edit rule's gitignore-style ``spec`` as a shell argument, its
+    wildcards filled (``./.env`` -> ``.env``, ``./.env.*`` -> ``.env.x``, ``**/secrets/**`` ->
+    ``a/secrets/a``, ``//tmp/**`` -> ``/tmp/a``, ``~/.ssh/*`` -> ``~/.ssh/x``)."""
+    if spec.startswith("//"):
+        text = spec[1:]
+    elif spec.startswith("~/"):
+        text = spec
+    else:
+        text = spec.removeprefix("./").lstrip("/")
+    text = text.replace("**", "a").replace("*", "x").replace("?", "x").rstrip("/")
+    return text or "."
+
+
+def path_probes(rules: Sequence[SourceRule], commands: Sequence[tuple[str, str]]
+                ) -> list[tuple[SourceRule, str]]:
+    """(path rule, command) for each Read / Edit deny or ask rule with a path and each of
+    ``commands`` its paths meet: a Read rule meets the lines reading a path, a Read deny the
+    lines writing one too, an Edit rule the lines writing one (Claude Code's
+    ``touched_paths`` / ``_file_command_facts``)."""
+    out: list[tuple[SourceRule, str]] = []
+    for rule in rules:
+        if rule.family not in ("read", "edit") or not rule.spec or rule.effect is Effect.ALLOW:
+            continue
+        kinds = ({"read", "edit"} if rule.effect is Effect.DENY else {"read"}) \
+            if rule.family == "read" else {"edit"}
+        path = shell_path(rule.spec)
+        quoted = path if path.startswith("~/") else shlex.quote(path)
+        out += [(rule, line.replace("{path}", quoted)) for kind, line in commands
+                if kind in kinds]
+    return out

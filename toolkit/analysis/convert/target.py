@@ -2,8 +2,9 @@
 
 A writer (one module per target runtime) turns the neutral source rules into its runtime's
 files and says, rule by rule, what it could not write exactly (:class:`Loss`): what was done
-instead (``stricter``: kept as ask or deny, or a broader deny; ``dropped``: left to the
-target's default, which asks; ``split``: one rule written as several) and why. A behaviour of
+instead (``stricter``: kept as ask or deny, or a broader deny; ``weaker``: a deny kept as
+ask where no rule can refuse it alone; ``dropped``: left to the target's default, which asks;
+``split``: one rule written as several) and why. A behaviour of
 the target that runs a call unasked where the source asks, and that no rule written in the
 target can stop, is a ``permissive`` loss: the only loss that can explain a call the target
 allows more (any other loss explains a call decided more strictly, or asked where the source
@@ -24,7 +25,7 @@ from .rules import SourceRule
 __all__ = ["ACTIONS", "TAGS", "Loss", "Written"]
 
 #: what a writer did with a rule it could not write exactly
-ACTIONS = ("stricter", "dropped", "split", "semantics", "permissive")
+ACTIONS = ("stricter", "weaker", "dropped", "split", "semantics", "permissive")
 #: the shapes of a corpus call a semantics loss can name (see ``compare.tags``)
 TAGS = ("wrapper", "assignment", "assignment-only", "redirect", "substitution", "compound",
         "default", "read-only", "path", "quoted", "unparseable", "cd-only")
