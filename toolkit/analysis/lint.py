@@ -63,7 +63,10 @@ _T = TypeVar("_T")
 _RANK = {"deny": 2, "ask": 1, "allow": 0}
 _EFFECT = {"deny": ("explicit-deny",), "ask": ("ask",), "allow": ("allow",)}
 #: Readable witnesses, most readable first: words separated by single spaces.
-_NICE = tuple(rf"{w}(?: {w})*" for w in (r"[a-z/]+", r"[a-z0-9/._-]+", r"[A-Za-z0-9._/:=@+,~-]+"))
+_WORDS = (r"[a-z/]+", r"[a-z0-9/._-]+", r"[A-Za-z0-9._/:=@+,~-]+")
+_NICE = tuple(rf"{w}(?: {w})*" for w in _WORDS)
+#: The characters each readable form is made of.
+_NICE_CHARS = tuple(re.compile(rf"[ {w[1:-2]}]*") for w in _WORDS)
 _FILLERS = "xyzqjkwvAB0123456789"
 
 
@@ -333,7 +336,13 @@ def _witness(language: Any) -> str | None:
     keep, drop = _parts(language)
     if not _exists(keep, drop):
         return None
-    for readable in _NICE:
+    # every string of a kept regex starts with its literal prefix: a readable form whose
+    # characters cannot spell that prefix has no string in common with it (no walk needed)
+    starts = [_literal_prefix(k.regex) for k in keep
+              if isinstance(k, _Lang) and k.suffixes == ("",)]
+    for readable, chars in zip(_NICE, _NICE_CHARS, strict=True):
+        if any(chars.fullmatch(start) is None for start in starts):
+            continue
         nice = _lang(readable, None, ("",))
         if _exists((*keep, nice), drop):
             return _search((*keep, nice), drop)
@@ -605,11 +614,10 @@ class _Spot:
     prefix: str | None
     key: tuple[Any, ...] = ()  # (regex, universe, suffixes): what _language was built from
     origin: tuple[Any, ...] = ()  # a remainder's: the key of the language it is part of
+    field: str | None = field(init=False)  # the argument it reads (None: the whole tool)
 
-    @property
-    def field(self) -> str | None:
-        name: str | None = self.channel["field"]
-        return name
+    def __post_init__(self) -> None:
+        self.field = self.channel["field"]
 
 
 def _spot(entry: _Entry, channel: dict[str, Any]) -> _Spot:
@@ -639,9 +647,9 @@ def _compatible(a: _Spot, b: _Spot) -> bool:
         return True
     if a.field != b.field:
         return False
-    if a.prefix is not None and b.prefix is not None and not (
-            a.prefix.startswith(b.prefix) or b.prefix.startswith(a.prefix)):
-        return False
+    x, y = a.prefix, b.prefix
+    if x is not None and y is not None and x[:len(y)] != y[:len(x)]:
+        return False  # neither starts the other
     if not a.key or not b.key:  # a remainder, not a rule's own language
         if a.origin and b.key and not _overlap(a.origin, b.key):
             return False  # not even the whole language it is part of meets b's
