@@ -715,6 +715,9 @@ class _Finding:
 
 
 def _call(channel: dict[str, Any], value: str | None) -> dict[str, Any]:
+    spell = channel.get("call")  # the engine's own way to make arguments of a value
+    if spell is not None and value is not None:
+        return {"tool": channel["tool"], "args": spell(value)}
     args: dict[str, Any] = {}
     name = channel["field"]
     if name is not None and value is not None:

@@ -551,6 +551,15 @@ class CodexEngine(EngineDefaults):
         return pd.DataFrame(rows, columns=["text", "kind", "decision", "justification", "layer",
                                            "file", "line", "status"])
 
+    def rule_languages(self, tools: Iterable[str], servers: Iterable[str] = ()
+                       ) -> list[dict[str, Any]]:
+        """Each prefix rule as a regular language over argvs, for ``proj.lint()``
+        (:mod:`.languages`)."""
+        from .languages import rule_languages
+
+        return rule_languages(((r, self._rules[id(r)]) for r in self.settings.policy.rules()),
+                              tools, _KIND)
+
     def examples(self) -> list[dict[str, Any]]:
         """Each rule's ``match`` / ``not_match`` examples as calls of ``shell``: ``{"tool",
         "args", "rule", "matches"}`` (a ``match`` example is listed for the rules of its call
