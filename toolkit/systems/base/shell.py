@@ -110,7 +110,7 @@ def parse(command: str) -> ParsedCommand:
     if "\x00" in command:
         return ParsedCommand(command, (), "it contains a NUL byte")
     walker = _Walker()
-    problem = walker.walk_source(command.encode(), "", 0)
+    problem = walker.walk_source(command, "", 0)
     if problem is not None:
         return ParsedCommand(command, (), problem)
     return ParsedCommand(command, tuple(walker.found))
@@ -128,37 +128,71 @@ def words(command: str) -> tuple[str, ...] | None:
     return parsed.commands[0].argv
 
 
+#: Node types of a statement's non-statement children (``for`` / ``case`` words): only the
+#: substitutions in them run.
+_WORDS = frozenset({"word", "variable_name", "string", "raw_string", "concatenation",
+                    "simple_expansion", "expansion", "number", "extglob_pattern"})
+_EXPANSIONS = ("simple_expansion", "expansion", "command_substitution", "process_substitution",
+               "arithmetic_expansion")
+_PLAIN_WORDS = frozenset({"word", "number", "extglob_pattern"})
+_REDIRECTIONS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+#: A word (its value after quote removal, whether it holds an expansion, an unquoted glob).
+_Word = tuple[str, bool, bool]
+
+
 class _Walker:
-    """Walks a tree-sitter tree, collecting simple commands (substitutions included)."""
+    """Walks a tree-sitter tree, collecting simple commands (substitutions included).
+
+    This is the hot path of every new command a permission engine meets (issue 21's figure
+    9), so it reads the tree frugally: a node's text is a slice of the string being walked
+    (a ``str`` slice when that string is ASCII, so byte offsets are character offsets),
+    not ``node.text`` decoded per node; a node's type is read once; words are plain tuples;
+    substitutions are looked for only when the string holds ``$(``, a backtick, ``<(`` or
+    ``>(``. ``tests/core/permissions/test_shell_walk_reference.py`` holds the plain walk
+    this replaced and compares the two on a generated corpus.
+    """
+
+    __slots__ = ("_ascii", "_source", "found", "substitutes")
 
     def __init__(self) -> None:
         self.found: list[SimpleCommand] = []
         self.substitutes = True  # whether any $(...), `...`, <(...) or >(...) can be in it
+        self._source = b""  # the UTF-8 string being walked ...
+        self._ascii: str | None = None  # ... and the same as a str when it is ASCII
 
-    def walk_source(self, source: bytes, context: str, depth: int) -> str | None:
-        """Parse ``source`` and collect its commands; returns a problem or None."""
+    def walk_source(self, code: str, context: str, depth: int) -> str | None:
+        """Parse ``code`` and collect its commands; returns a problem or None."""
         if depth > _MAX_NESTING:
             return "commands nested too deeply"
-        tree = _parser().parse(source)
-        root = tree.root_node
+        source = code.encode()
+        root = _parser().parse(source).root_node
         if root.has_error:
             return _syntax_problem(root)
-        outer = self.substitutes
-        self.substitutes = any(m in source for m in (b"$(", b"`", b"<(", b">("))
+        outer = self.substitutes, self._source, self._ascii
+        self.substitutes = (b"$(" in source or b"`" in source or b"<(" in source
+                            or b">(" in source)
+        self._source = source
+        self._ascii = code if code.isascii() else None
         try:
-            return self._statement(root, context, depth)
+            return self._statement(root, root.type, context, depth)
         finally:
-            self.substitutes = outer
+            self.substitutes, self._source, self._ascii = outer
 
-    def _statement(self, node: Node, context: str, depth: int) -> str | None:
-        """Any statement: a command, or something holding statements (lists, loops, ...)."""
-        kind = node.type
+    def _text(self, node: Node) -> str:
+        """The node's text: its bytes of the string being walked (``node.text``, decoded)."""
+        if self._ascii is not None:
+            return self._ascii[node.start_byte:node.end_byte]
+        return self._source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def _statement(self, node: Node, kind: str, context: str, depth: int) -> str | None:
+        """Any statement (``kind`` is its type): a command, or something holding statements
+        (lists, loops, ...)."""
         if kind == "command":
             return self._command(node, (), (), context, depth)
         if kind == "redirected_statement":
             return self._redirected(node, context, depth)
-        if kind in ("variable_assignment", "variable_assignments"):
-            return self._assignment_only(node, context, depth)
+        if kind == "variable_assignment" or kind == "variable_assignments":
+            return self._assignment_only(node, kind, context, depth)
         if kind in ("declaration_command", "unset_command", "test_command"):
             return self._builtin(node, context, depth)
         if kind in ("comment", "heredoc_body", "heredoc_end", "heredoc_start"):
@@ -167,42 +201,41 @@ class _Walker:
         # function_definition, negated_command, ...: every child statement runs.
         inner = "subshell" if kind == "subshell" else context
         for child in node.named_children:
-            problem = self._nested_or_statement(child, inner, depth)
+            child_kind = child.type
+            if child_kind in _WORDS:  # for/case words: $(...) only
+                problem = self._substitutions(child, inner, depth)
+            else:
+                problem = self._statement(child, child_kind, inner, depth)
             if problem is not None:
                 return problem
         return None
 
-    def _nested_or_statement(self, node: Node, context: str, depth: int) -> str | None:
-        if node.type in ("word", "variable_name", "string", "raw_string", "concatenation",
-                         "simple_expansion", "expansion", "number", "extglob_pattern"):
-            return self._substitutions(node, context, depth)  # for/case words: $(...) only
-        return self._statement(node, context, depth)
-
     def _redirected(self, node: Node, context: str, depth: int) -> str | None:
         body = node.child_by_field_name("body")
         redirect_nodes = node.children_by_field_name("redirect")
-        redirects = tuple(r for child in redirect_nodes for r in _redirects(child))
-        heredocs = tuple(_text(h) for child in redirect_nodes
+        redirects = tuple(r for child in redirect_nodes for r in self._redirects(child))
+        heredocs = tuple(self._text(h) for child in redirect_nodes
                          for h in _find(child, ("heredoc_body",)))
         problem: str | None = None
-        if body is not None and body.type == "command":
+        body_kind = body.type if body is not None else ""
+        if body is not None and body_kind == "command":
             problem = self._command(body, redirects, heredocs, context, depth)
         elif body is not None:
             before = len(self.found)
-            problem = self._statement(body, context, depth)
+            problem = self._statement(body, body_kind, context, depth)
             if problem is None and redirects:
-                self._attach(body, before, redirects, context)
+                self._attach(body_kind, before, redirects, context)
         for child in redirect_nodes:
             problem = problem or self._substitutions(child, context, depth)
         return problem
 
-    def _attach(self, body: Node, before: int, redirects: tuple[Redirect, ...],
+    def _attach(self, body_kind: str, before: int, redirects: tuple[Redirect, ...],
                 context: str) -> None:
         """Redirections after a list or pipeline belong to its last command (the grammar
         hangs them on the whole ``a && b > f``; bash gives them to ``b``); after a subshell
         or group they are a command of their own."""
         mine = [i for i in range(before, len(self.found)) if self.found[i].context == context]
-        if body.type in ("list", "pipeline") and mine:  # not a command of a substitution
+        if body_kind in ("list", "pipeline") and mine:  # not a command of a substitution
             last = self.found[mine[-1]]
             self.found[mine[-1]] = replace(last, redirects=(*last.redirects, *redirects))
             return
@@ -212,23 +245,39 @@ class _Walker:
     def _command(self, node: Node, redirects: tuple[Redirect, ...], heredocs: tuple[str, ...],
                  context: str, depth: int) -> str | None:
         assignments: list[tuple[str, str]] = []
-        words_: list[_Word] = []
-        for child in node.named_children:
-            if child.type == "variable_assignment":
-                assignments.append(_assignment(child))
-            elif child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
-                redirects = (*redirects, *_redirects(child))
-                heredocs = (*heredocs, *(_text(h) for h in _find(child, ("heredoc_body",))))
-            elif child.type != "comment":
-                words_.append(_word(child))
-        command = SimpleCommand(tuple(w.value for w in words_), tuple(assignments), redirects,
-                                tuple(w.dynamic for w in words_),
-                                tuple(w.globbed for w in words_), context, _text(node))
+        values: list[str] = []
+        dynamic: list[bool] = []
+        globbed: list[bool] = []
+        children = node.named_children
+        ascii_ = self._ascii
+        for child in children:
+            kind = child.type
+            if kind == "word" and ascii_ is not None:  # the usual word, inline: as _word's
+                text = ascii_[child.start_byte:child.end_byte]
+                values.append(_unescape(text) if "\\" in text else text)
+                dynamic.append(False)
+                globbed.append("*" in text or "?" in text or "[" in text)
+            elif kind == "variable_assignment":
+                assignments.append(self._assignment(child))
+            elif kind in _REDIRECTIONS:
+                redirects = (*redirects, *self._redirects(child))
+                heredocs = (*heredocs,
+                            *(self._text(h) for h in _find(child, ("heredoc_body",))))
+            elif kind != "comment":
+                value, is_dynamic, is_globbed = self._word(child, kind)
+                values.append(value)
+                dynamic.append(is_dynamic)
+                globbed.append(is_globbed)
+        command = SimpleCommand(tuple(values), tuple(assignments), redirects, tuple(dynamic),
+                                tuple(globbed), context, self._text(node))
         self.found.append(command)
-        for child in node.named_children:  # then what its substitutions run, in order
-            problem = self._substitutions(child, context, depth)
-            if problem is not None:
-                return problem
+        if self.substitutes:
+            for child in children:  # then what its substitutions run, in order
+                problem = self._substitutions(child, context, depth)
+                if problem is not None:
+                    return problem
+        if not values or (values[0] not in _SHELLS and values[0] != "eval"):
+            return None  # no string run as code
         return self._code_argument(command, heredocs, depth)
 
     def _code_argument(self, command: SimpleCommand, heredocs: tuple[str, ...],
@@ -248,22 +297,22 @@ class _Walker:
             code, label = "\n".join(heredocs), f"{argv[0]} <<here-document"
         if code is None:
             return None
-        return self.walk_source(code.encode(), label, depth + 1)
+        return self.walk_source(code, label, depth + 1)
 
-    def _assignment_only(self, node: Node, context: str, depth: int) -> str | None:
+    def _assignment_only(self, node: Node, kind: str, context: str, depth: int) -> str | None:
         """``X=1`` on its own: it changes what later commands run (``PATH=...``)."""
-        pairs = [node] if node.type == "variable_assignment" else [
+        pairs = [node] if kind == "variable_assignment" else [
             c for c in node.named_children if c.type == "variable_assignment"]
-        self.found.append(SimpleCommand((), tuple(_assignment(p) for p in pairs), context=context,
-                                        source=_text(node)))
+        self.found.append(SimpleCommand((), tuple(self._assignment(p) for p in pairs),
+                                        context=context, source=self._text(node)))
         return self._substitutions(node, context, depth)
 
     def _builtin(self, node: Node, context: str, depth: int) -> str | None:
         """``export X=1``, ``unset X``, ``[[ -f x ]]``: a command named by its keyword."""
-        argv = [_text(c) for c in node.children if _text(c).strip()]
+        argv = [text for c in node.children if (text := self._text(c)).strip()]
         dynamic = [_has(node, _EXPANSIONS)] * len(argv)
         self.found.append(SimpleCommand(tuple(argv), (), (), tuple(dynamic), (False,) * len(argv),
-                                        context, _text(node)))
+                                        context, self._text(node)))
         return self._substitutions(node, context, depth)
 
     def _substitutions(self, node: Node, context: str, depth: int) -> str | None:
@@ -272,63 +321,83 @@ class _Walker:
             return None  # no substitution anywhere in the string
         for sub in _find(node, ("command_substitution", "process_substitution")):
             label = "<(...)" if sub.type == "process_substitution" else (
-                "`...`" if _text(sub).startswith("`") else "$(...)")
+                "`...`" if self._text(sub).startswith("`") else "$(...)")
             for child in sub.named_children:
-                problem = self._statement(child, label, depth + 1)
+                problem = self._statement(child, child.type, label, depth + 1)
                 if problem is not None:
                     return problem
         return None
 
+    # -- words ------------------------------------------------------------------------------
+
+    def _word(self, node: Node, kind: str) -> _Word:
+        """A word (``kind`` is its node's type) after quote removal, keeping expansions as
+        written."""
+        if kind == "word" or kind in _PLAIN_WORDS:
+            text = self._text(node)
+            return (_unescape(text) if "\\" in text else text, False,
+                    "*" in text or "?" in text or "[" in text)
+        if kind == "command_name":
+            named = node.named_children
+            if named:
+                return self._word(named[0], named[0].type)
+            return (self._text(node), False, False)
+        text = self._text(node)
+        if kind == "raw_string":
+            return (text[1:-1], False, False)
+        if kind == "ansi_c_string":
+            return (_ansi_c(text[2:-1]), False, False)
+        if kind == "string" or kind == "translated_string":
+            return (self._double_quoted(node), _has(node, _EXPANSIONS), False)
+        if kind == "concatenation":
+            parts = [self._word(c, c.type) for c in node.children]
+            return ("".join(p[0] for p in parts), any(p[1] for p in parts),
+                    any(p[2] for p in parts))
+        if kind in _EXPANSIONS:
+            return (text, True, False)
+        return (text, _has(node, _EXPANSIONS), _has_glob(text))
+
+    def _double_quoted(self, node: Node) -> str:
+        out = []
+        for child in node.children:
+            kind = child.type
+            if kind == '"' or kind == '$"':
+                continue
+            piece = self._text(child)
+            if kind == "string_content":
+                for esc in ('\\\\', '\\"', "\\$", "\\`"):
+                    piece = piece.replace(esc, esc[1])
+                piece = piece.replace("\\\n", "")
+            out.append(piece)
+        return "".join(out)
+
+    def _assignment(self, node: Node) -> tuple[str, str]:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        return (self._text(name) if name is not None else "",
+                self._word(value, value.type)[0] if value is not None else "")
+
+    def _redirects(self, node: Node) -> list[Redirect]:
+        """The output redirections in a redirect node (a here-document may carry one too)."""
+        return [r for n in _find(node, ("file_redirect",))
+                if (r := self._redirect(n)) is not None]
+
+    def _redirect(self, node: Node) -> Redirect | None:
+        """An output redirection's operator and target (None for input / fd duplication)."""
+        op = next((c.type for c in node.children if not c.is_named), "")
+        destination = node.child_by_field_name("destination")
+        if op not in _OUTPUT_OPS or destination is None:
+            return None
+        kind = destination.type
+        if op == ">&" and kind == "number":
+            return None  # 2>&1: a file descriptor, not a file
+        value, is_dynamic, is_globbed = self._word(destination, kind)
+        if value == "-" and op == ">&":
+            return None  # >&-: closes the descriptor
+        return Redirect(op, value, is_dynamic or is_globbed)
+
 
 # -- words ----------------------------------------------------------------------------------
-
-_EXPANSIONS = ("simple_expansion", "expansion", "command_substitution", "process_substitution",
-               "arithmetic_expansion")
-
-
-@dataclass(frozen=True)
-class _Word:
-    value: str
-    dynamic: bool
-    globbed: bool
-
-
-def _word(node: Node) -> _Word:
-    """A word after quote removal, keeping expansions as written."""
-    kind = node.type
-    text = _text(node)
-    if kind == "command_name":
-        return _word(node.named_children[0]) if node.named_children else _Word(text, False, False)
-    if kind == "raw_string":
-        return _Word(text[1:-1], False, False)
-    if kind == "ansi_c_string":
-        return _Word(_ansi_c(text[2:-1]), False, False)
-    if kind in ("string", "translated_string"):
-        return _Word(_double_quoted(node), _has(node, _EXPANSIONS), False)
-    if kind == "concatenation":
-        parts = [_word(c) for c in node.children]
-        return _Word("".join(p.value for p in parts), any(p.dynamic for p in parts),
-                     any(p.globbed for p in parts))
-    if kind in _EXPANSIONS:
-        return _Word(text, True, False)
-    if kind in ("word", "number", "extglob_pattern"):
-        return _Word(_unescape(text), False, _has_glob(text))
-    return _Word(text, _has(node, _EXPANSIONS), _has_glob(text))
-
-
-def _double_quoted(node: Node) -> str:
-    out = []
-    for child in node.children:
-        if child.type == '"' or child.type == '$"':
-            continue
-        piece = _text(child)
-        if child.type == "string_content":
-            for esc in ('\\\\', '\\"', "\\$", "\\`"):
-                piece = piece.replace(esc, esc[1])
-            piece = piece.replace("\\\n", "")
-        out.append(piece)
-    return "".join(out)
-
 
 def _unescape(text: str) -> str:
     """An unquoted word's backslashes: ``\\x`` is ``x``; a backslash-newline joins lines."""
@@ -357,32 +426,6 @@ def _ansi_c(body: str) -> str:
 
 def _has_glob(text: str) -> bool:
     return "*" in text or "?" in text or "[" in text
-
-
-def _assignment(node: Node) -> tuple[str, str]:
-    name = node.child_by_field_name("name")
-    value = node.child_by_field_name("value")
-    return (_text(name) if name is not None else "",
-            _word(value).value if value is not None else "")
-
-
-def _redirects(node: Node) -> list[Redirect]:
-    """The output redirections in a redirect node (a here-document may carry one too)."""
-    return [r for n in _find(node, ("file_redirect",)) if (r := _redirect(n)) is not None]
-
-
-def _redirect(node: Node) -> Redirect | None:
-    """An output redirection's operator and target (None for input / fd duplication)."""
-    op = next((c.type for c in node.children if not c.is_named), "")
-    destination = node.child_by_field_name("destination")
-    if op not in _OUTPUT_OPS or destination is None:
-        return None
-    if op == ">&" and destination.type == "number":
-        return None  # 2>&1: a file descriptor, not a file
-    word = _word(destination)
-    if word.value == "-" and op == ">&":
-        return None  # >&-: closes the descriptor
-    return Redirect(op, word.value, word.dynamic or word.globbed)
 
 
 # -- tree helpers ---------------------------------------------------------------------------
