@@ -20,6 +20,7 @@ from ..base.source import SourceFile
 from ..base.system import System
 from .engine import MODES, empty_engine, open_engine
 from .probe import probe as shell_probe
+from .transcript import TranscriptReader
 
 __all__ = ["SYSTEM"]
 
@@ -44,4 +45,5 @@ SYSTEM = System(
     probe=shell_probe,
     empty_engine=empty_engine,
     modes=MODES,
+    transcripts=TranscriptReader,
 )
