@@ -28,8 +28,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="a session log or a folder of them: Claude Code "
                                        "(~/.claude/projects/...), Gemini CLI (~/.gemini/tmp/"
                                        ".../chats), Codex (~/.codex/sessions), OpenCode "
-                                       "(opencode.db or storage/); a toolkit audit log, or a "
-                                       "call table (.jsonl / .csv)")
+                                       "(opencode.db or storage/), VS Code (workspaceStorage/"
+                                       ".../chatSessions); a toolkit audit log, or a call "
+                                       "table (.jsonl / .csv)")
     parser.add_argument("--main", metavar="AGENT",
                         help="evaluate the main conversation's calls as this agent")
     parser.add_argument("--preset", choices=list(all_presets()))
