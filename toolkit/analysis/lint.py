@@ -602,6 +602,8 @@ class _Entry:
     languages: dict[int, Any] = field(default_factory=dict)  # channel index -> FSM (or None)
     status: str = "ok"
     removed: bool = False
+    rank: tuple[Any, ...] | None = None  # ranked runtimes: the smaller decides first
+    listed: bool = True  # a row of the table (False: a built-in rule that takes part)
 
 
 @dataclass(eq=False)
@@ -877,6 +879,162 @@ def _equivalent(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return _included(first, second) and _included(second, first)
 
 
+# -- ranked runtimes: the first rule by rank decides (priority, last match wins) -------------
+
+def _analyse_ranked(entries: list[_Entry]) -> dict[int, _Finding]:
+    """Statuses where one rule decides a call: the first by ``rank`` among those matching it
+    (Gemini CLI's priorities, OpenCode's last match). ``shadowed``: every call it matches is
+    matched by rules ranked before it; ``redundant``: every call it decides would, without
+    it, be decided with the same effect by the rules ranked after it (or the tool's default,
+    the channel's ``default`` kind); ``conflict``: an allow and a deny or ask rule ranked
+    before the other overlap, and where both match the earlier one decides. Rules are
+    judged from the last-ranked up, so that removing every rule marked shadowed or
+    redundant together changes no effect."""
+    by_tool: dict[str, list[_Spot]] = {}
+    spots: dict[int, list[_Spot]] = {}
+    opaque: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        for channel in entry.channels:
+            if channel.get("opaque"):
+                opaque.setdefault(channel["tool"], []).append(entry)
+                continue
+            spot = _spot(entry, channel)
+            by_tool.setdefault(channel["tool"], []).append(spot)
+            spots.setdefault(id(entry), []).append(spot)
+    findings: dict[int, _Finding] = {}
+    for entry in sorted(entries, key=lambda e: e.rank or (), reverse=True):
+        if entry.dead is not None:
+            findings[id(entry)] = _Finding("dead", note=entry.dead)
+            entry.removed = True
+            continue
+        mine = spots.get(id(entry), [])
+        if not mine or entry.note:
+            findings[id(entry)] = _Finding("ok", note=f"not analysed: {entry.note}"
+                                           if entry.note else "not analysed")
+            continue
+        finding = _one_ranked(entry, mine, by_tool, opaque)
+        findings[id(entry)] = finding
+        if finding.status in ("shadowed", "redundant"):
+            entry.removed = True
+    return findings
+
+
+def _before(a: _Entry, b: _Entry) -> bool:
+    return (a.rank or ()) < (b.rank or ())
+
+
+def _one_ranked(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]],
+                opaque: Mapping[str, list[_Entry]]) -> _Finding:
+    def above(spot: _Spot) -> list[_Spot]:
+        return [o for o in by_tool[spot.channel["tool"]]
+                if _before(o.entry, entry) and not o.entry.removed]
+
+    left = [(spot, _left(spot, above(spot))) for spot in mine]
+    if all(rest is None for _, rest in left):
+        spot = mine[0]
+        value = _witness(spot.language) if spot.language is not None else None
+        by = _decider_ranked(by_tool[spot.channel["tool"]], spot, value, skip=entry)
+        return _Finding("shadowed", by, _call(spot.channel, value),
+                        "every call it matches is matched by rules that decide before it",
+                        _EFFECT[by.kind] if by is not None else ())
+    return (_redundant_ranked(entry, left, by_tool, opaque)
+            or _conflict_ranked(entry, mine, by_tool) or _Finding("ok"))
+
+
+def _decider_ranked(spots: Sequence[_Spot], at: _Spot, value: str | None,
+                    skip: _Entry | None = None) -> _Entry | None:
+    """The first rule by rank matching a call whose ``at.field`` has ``value``."""
+    matching = [s.entry for s in spots if s.entry is not skip and not s.entry.removed and (
+        s.language is None or (value is not None and s.field == at.field
+                               and s.language.accepts(value)))]
+    return min(matching, key=lambda e: e.rank or ()) if matching else None
+
+
+def _some(keep: Sequence[Any], drop: Sequence[Any], universe: Any) -> bool:
+    """Whether a value is in every language of ``keep`` (None: any value; none: the
+    ``universe``) and in none of ``drop`` (None: every value)."""
+    if any(d is None for d in drop):
+        return False
+    kept = [k for k in keep if k is not None] or [universe]
+    parts = [_parts(k) for k in kept]
+    return _exists([x for k, _ in parts for x in k],
+                   [*(x for _, d in parts for x in d), *drop])
+
+
+def _redundant_ranked(entry: _Entry, left: list[tuple[_Spot, Any]],
+                      by_tool: Mapping[str, list[_Spot]], opaque: Mapping[str, list[_Entry]]
+                      ) -> _Finding | None:
+    witness: tuple[_Spot, str | None] | None = None
+    for spot, rest in left:
+        if rest is None:
+            continue
+        tool = spot.channel["tool"]
+        if any(_before(entry, o) and not o.removed for o in opaque.get(tool, ())):
+            return None  # a rule below it that is not analysed could decide otherwise
+        universe = _lang(spot.channel.get("universe") or r"(?s).*", None, ("",))
+        mine = None if rest is ... else rest
+        higher = [o.language for o in by_tool[tool] if _before(o.entry, entry)
+                  and not o.entry.removed and o.field == spot.field] if rest is ... else []
+        below = sorted((o for o in by_tool[tool] if _before(entry, o.entry)
+                        and not o.entry.removed and (o.field is None or spot.field is None
+                                                     or o.field == spot.field)),
+                       key=lambda o: o.entry.rank or ())
+        taken: list[Any] = []  # the languages of the rules below met so far
+        for other in below:
+            if other.entry.kind != entry.kind and _some(
+                    [mine, other.language], [*higher, *taken],
+                    _lang(other.channel.get("universe") or r"(?s).*", None, ("",))):
+                return None
+            taken.append(other.language)
+            if other.language is None:
+                break
+        else:
+            if spot.channel.get("default") != entry.kind and _some([mine], [*higher, *taken],
+                                                                    universe):
+                return None
+        if witness is None:
+            witness = (spot, _witness(mine) if mine is not None else None)
+    if witness is None:
+        return None
+    spot, value = witness
+    rest_spots = [o for o in by_tool[spot.channel["tool"]] if o.entry is not entry]
+    by = _decider_ranked(rest_spots, spot, value)
+    return _Finding("redundant", by, _call(spot.channel, value),
+                    "removing it changes no effect: the rules after it (or the default) "
+                    "decide every call it decides the same way", _EFFECT[entry.kind])
+
+
+def _conflict_ranked(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]
+                     ) -> _Finding | None:
+    """An allow and a deny or ask rule ranked before it (or the other way round) overlap:
+    a call both match, decided by the earlier. A rule of a whole tool (a catch-all such as
+    OpenCode's ``"*": "ask"`` under its exceptions) is not shown: that is its purpose."""
+    for spot in mine:
+        if spot.language is None:
+            continue
+        peers = by_tool[spot.channel["tool"]]
+        for other in peers:
+            if not _before(other.entry, entry) or other.entry.removed or (
+                    (other.entry.kind == "allow") == (entry.kind == "allow")):
+                continue
+            if other.language is not None and (other.field != spot.field
+                                               or not _compatible(spot, other)):
+                continue
+            if spot.language is None:
+                value = _witness(other.language) if other.language is not None else None
+            else:
+                both = spot.language if other.language is None else _Rest(
+                    (spot.language, other.language))
+                value = _witness(both)
+            by = _decider_ranked(peers, spot, value, skip=entry)
+            if by is None or (by.kind == "allow") == (entry.kind == "allow"):
+                continue
+            return _Finding("conflict", by, _call(spot.channel, value),
+                            f"overlaps the {by.kind} rule {by.rule.text} ({_where(by.rule)}), "
+                            "which decides first where both match", _EFFECT[by.kind])
+    return None
+
+
 def _where(rule: Rule) -> str:
     return rule.where if rule.file is not None else ""
 
@@ -895,11 +1053,13 @@ def lint_findings(proj: Policy) -> list[dict[str, Any]]:
         if not callable(describe):
             continue
         entries = [_Entry(d["rule"], d["kind"], d["order"], list(d["channels"]), d.get("dead"),
-                          d.get("note")) for d in describe(tools, servers)]
-        findings = _analyse(entries)
+                          d.get("note"), rank=d.get("rank"), listed=d.get("listed", True))
+                   for d in describe(tools, servers)]
+        ranked = any(e.rank is not None for e in entries)
+        findings = _analyse_ranked(entries) if ranked else _analyse(entries)
         for entry in entries:
-            finding = findings[id(entry)]
-            rows.append(_row(proj, runtime, entry, finding))
+            if entry.listed:
+                rows.append(_row(proj, runtime, entry, findings[id(entry)]))
     return rows
 
 

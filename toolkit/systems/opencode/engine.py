@@ -369,6 +369,14 @@ class OpenCodePermissions(EngineDefaults):
 
     # -- tables ---------------------------------------------------------------------------------
 
+    def rule_languages(self, tools: Iterable[str], servers: Iterable[str] = ()
+                       ) -> list[dict[str, Any]]:
+        """The default agent's rules as regular languages, ranked (the last match decides),
+        for ``proj.lint()`` (:mod:`.languages`)."""
+        from .languages import rule_languages
+
+        return rule_languages(self.ruleset(self.agent(None)), tools, to_rule)
+
     def frame(self, agents: Iterable[AgentDefinition]) -> pd.DataFrame:
         """Every agent's ruleset in evaluation order (the last matching row decides)."""
         import pandas as pd
