@@ -29,6 +29,18 @@ the right difference or intersection (a readable one when there is one: words of
 ``proj.check_call``; ``verified`` says whether the rule named in ``by`` (or the rule itself
 for a redundant one) really decided it.
 
+Other runtimes. Codex's engine describes its ``prefix_rule`` patterns the same way (an argv
+spelt as one string, each token ended by U+001F; a channel's ``call`` turns a witness value
+back into arguments), and strictest-wins is Claude Code's order, so they are read alike.
+Runtimes where one rule decides by rank give each entry a ``rank`` (the smaller decides
+first: OpenCode's last match) and each channel the ``default`` kind of an unmatched call;
+there ``shadowed`` means every call it matches is matched by rules ranked before it,
+``redundant`` that without it the rules ranked after it (or the default) decide each of
+its calls the same way, ``conflict`` an allow and a deny or ask overlapping with the other
+ranked first (a ``catch_all`` channel, such as ``"*": "ask"`` under its exceptions, is not
+shown). A channel marked ``opaque`` is a rule not analysed; no rule above it on its tool is
+called redundant. Entries with ``listed`` False (built-in rules) take part, unlisted.
+
 What is not exact: the languages are those of the rule patterns over one argument's text;
 what the engine does before matching (Claude Code's splitting of compound commands,
 stripping of wrappers such as ``timeout``, symlink resolution, Read / Edit rules meeting
@@ -1010,7 +1022,7 @@ def _conflict_ranked(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, lis
     a call both match, decided by the earlier. A rule of a whole tool (a catch-all such as
     OpenCode's ``"*": "ask"`` under its exceptions) is not shown: that is its purpose."""
     for spot in mine:
-        if spot.language is None:
+        if spot.language is None or spot.channel.get("catch_all"):
             continue
         peers = by_tool[spot.channel["tool"]]
         for other in peers:

@@ -4,10 +4,10 @@ OpenCode asks one question per command of a bash call (``bash`` and the command'
 decides it by the *last* rule of the agent's ruleset whose permission and pattern match
 (``evaluate``; no rule: ``ask``). A pattern is OpenCode's wildcard (:mod:`.wildcard`: ``*``
 any text, ``?`` one character, a trailing `` *`` optional), so each ``bash`` rule is a
-regular language over the command's text, and a rule whose pattern is ``*`` matches every
-call of its tools. Each entry carries ``rank`` (a later rule decides first) and each
-channel the ``default`` kind of an unmatched call, which ``proj.lint()`` reads as
-"the first ranked matching rule decides".
+regular language over the command's text; a rule of another permission whose pattern is
+``*`` matches every call of its tools. Each entry carries ``rank`` (a later rule decides
+first) and each channel the ``default`` kind of an unmatched call, which ``proj.lint()``
+reads as "the first ranked matching rule decides".
 
 Not modelled: the splitting of a bash call into commands (a witness is one command), the
 ``external_directory`` question of path arguments, rules of other permissions with a
@@ -48,13 +48,13 @@ def rule_languages(ruleset: Iterable[Any], tools: Iterable[str],
         for tool in targets:
             channel: dict[str, Any] = {"tool": tool, "field": None, "regex": None,
                                        "universe": None, "suffixes": ("",), "default": "ask"}
-            if rule.pattern != "*":
-                if pool[tool] != "bash":
-                    channel["opaque"] = True
-                    entry["note"] = f"{pool[tool]} patterns are not analysed"
-                else:
-                    channel.update(field="command", universe=_COMMAND_UNIVERSE,
-                                   regex="(?s)" + wildcard._compile(rule.pattern).pattern)  # noqa: SLF001
+            if pool[tool] == "bash":  # "*" too: a witness is then a command
+                channel.update(field="command", universe=_COMMAND_UNIVERSE,
+                               catch_all=rule.pattern == "*",
+                               regex="(?s)" + wildcard._compile(rule.pattern).pattern)  # noqa: SLF001
+            elif rule.pattern != "*":
+                channel["opaque"] = True
+                entry["note"] = f"{pool[tool]} patterns are not analysed"
             entry["channels"].append(channel)
         if not targets:
             entry["dead"] = (f"no tool of the pool is gated by the {rule.permission} "
