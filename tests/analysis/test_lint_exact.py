@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,54 @@ def test_a_path_deny_inside_another_is_redundant(tmp_path: Path, monkeypatch: py
         "redundant", "Read(src/**)")
     assert rows["Read(src/secret/**)"]["verified"] is True
     assert rows["Read(src/**)"]["status"] == "ok"
+
+
+def _bfs(keep: list[Any], drop: list[Any]) -> str | None:
+    """The witness search as it was before A*: breadth first over tuples of states, moves
+    in the joint alphabet's order (the reference the faster search must agree with)."""
+    from collections import deque
+
+    fsms = tuple(lint_module._automaton(f) for f in (*keep, *drop))
+    moves, n = lint_module._moves(fsms), len(keep)
+    steps = [lint_module._steps(f) for f in fsms]
+    start = tuple(f.initial if f.initial in lint_module._live(f) else None for f in fsms)
+    if None in start[:n]:
+        return None
+    seen, queue = {start: ""}, deque([start])
+    while queue:
+        states = queue.popleft()
+        if all(states[i] in fsms[i].finals for i in range(n)) and not any(
+                s is not None and s in fsms[i].finals for i, s in enumerate(states) if i >= n):
+            return seen[states]
+        for char, keys in moves:
+            out = [steps[i].get(s, {}).get(k) if s is not None else None
+                   for i, (s, k) in enumerate(zip(states, keys, strict=True))]
+            if None in out[:n]:
+                continue
+            target = tuple(out)
+            if target not in seen:
+                seen[target] = seen[states] + char
+                queue.append(target)
+    return None
+
+
+def test_the_witness_search_spells_what_breadth_first_spells() -> None:
+    """A* over the product (with its distance bound) returns breadth first's string: the
+    shortest, then the most readable, for path, command and readable-form languages, kept
+    and dropped."""
+    _clear()
+    universe = r"/(?:(?:[^/\n.][^/\n]*|\.[^/\n.][^/\n]*|\.\.[^/\n]+)/)*" \
+               r"(?:[^/\n.][^/\n]*|\.[^/\n.][^/\n]*|\.\.[^/\n]+)"
+    path = [lint_module._lang(rf"/r1/(?:{body})", universe, ("",)) for body in (
+        r"src/mod2/[\s\S]*", r"(?:.+/)?[^/]*\.pem(?:/[\s\S]*)?", r"(?:.+/)?\.env(?:/[\s\S]*)?",
+        r"(?:.+/)?secrets0/[\s\S]*")]
+    command = [lint_module._lang(r, None, ("",)) for r in (
+        r"(?s)git(?: .*)?", r"(?s)git\ push(?: .*)?", r"(?s).*\-\-force.*", r"(?s)rm\ \-rf.*")]
+    nice = [lint_module._lang(r, None, ("",)) for r in lint_module._NICE]
+    cases = [(list(pair), []) for group in (path, command) for pair in pairwise(group)]
+    cases += [([path[0]], [path[1]]), ([path[2]], [path[3]]), ([command[0]], [command[1]]),
+              ([command[0], command[2]], [command[1]]), ([path[0], path[1], nice[1]], []),
+              ([command[1], nice[0]], [command[2]]), ([command[3], nice[2]], [])]
+    for keep, drop in cases:
+        assert lint_module._search(keep, drop) == _bfs(keep, drop), (keep, drop)
+    _clear()

@@ -392,13 +392,17 @@ def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
     """The first string, shortest first and then by :data:`_PREFERRED`, that every automaton
     of ``keep`` accepts and none of ``drop`` does (None: there is none).
 
-    Breadth first over tuples of the automata's states, built only as far as reached (a
-    product automaton, never materialised); the characters are those of the automata's joint
+    Over tuples of the automata's states, built only as far as reached (a product
+    automaton, never materialised); the characters are those of the automata's joint
     alphabet, one per class of characters every automaton treats alike (its most readable,
     or a filler none of them names): the string interegular's product would spell, found
     without building it. (interegular's own ``strings()`` enumerates every string level by
-    level, far too slow here.)"""
-    from collections import deque
+    level, far too slow here.) The order is breadth first's (length, then the characters'
+    ranks), walked as A*: a tuple's distance to acceptance is at least the largest of its
+    kept automata's own, so tuples that cannot lead to a shortest string are not expanded,
+    and each tuple is closed the first time it is taken, by its shortest, most readable
+    string, as breadth first would reach it."""
+    from heapq import heappop, heappush
 
     fsms = tuple(_automaton(f) for f in (*keep, *drop))
     moves = _moves(fsms)
@@ -410,20 +414,47 @@ def _search(keep: Sequence[Any], drop: Sequence[Any] = ()) -> str | None:
     if start is None:
         return None
     sinks = _sinks(fsms[n:])
-    seen = {start: ""}
-    queue = deque([start])
-    while queue:
-        states = queue.popleft()
+    far = [_distance(f) for f in fsms[:n]]
+    heap: list[tuple[int, tuple[int, ...], tuple[Any, ...], str]] = [
+        (max((d[s] for d, s in zip(far, start, strict=False)), default=0), (), start, "")]
+    closed: set[tuple[Any, ...]] = set()
+    while heap:
+        _, key, states, text = heappop(heap)
+        if states in closed:
+            continue
+        closed.add(states)
         if all(states[i] in finals[i] for i in range(n)) and not any(
                 state is not None and state in finals[i]
                 for i, state in enumerate(states) if i >= n):
-            return seen[states]
-        for char, keys in moves:
+            return text
+        for index, (char, keys) in enumerate(moves):
             target = _step(states, keys, steps, n, sinks)
-            if target is not None and target not in seen:
-                seen[target] = seen[states] + char
-                queue.append(target)
+            if target is not None and target not in closed:
+                rest = max((d[s] for d, s in zip(far, target, strict=False)), default=0)
+                heappush(heap, (len(text) + 1 + rest, (*key, index), target, text + char))
     return None
+
+
+def _distance(fsm: Any) -> dict[Any, int]:
+    """Per live state of ``fsm``: the length of the shortest string from it to a final one."""
+    def make() -> dict[Any, int]:
+        back: dict[Any, set[Any]] = {}
+        for state, moves in fsm.map.items():
+            for target in moves.values():
+                back.setdefault(target, set()).add(state)
+        found = dict.fromkeys(fsm.finals, 0)
+        level = list(found)
+        while level:
+            following = []
+            for state in level:
+                for source in back.get(state, ()):
+                    if source not in found:
+                        found[source] = found[state] + 1
+                        following.append(source)
+            level = following
+        return found
+
+    return _memo(("distance", id(fsm)), fsm, make)
 
 
 def _exists(keep: Sequence[Any], drop: Sequence[Any] = ()) -> bool:
@@ -739,6 +770,40 @@ def _call(channel: dict[str, Any], value: str | None) -> dict[str, Any]:
     return {"tool": channel["tool"], "args": args}
 
 
+class _Near:
+    """The spots of each tool that can share a call with a given spot as far as literal
+    prefixes tell (one starts the other: same first :data:`_KEY` characters, or a shorter
+    prefix, or none), in their original order: what every pairwise check would keep of the
+    whole list, found without scanning it (most rules of a large file share no prefix)."""
+
+    def __init__(self, by_tool: Mapping[str, list[_Spot]]) -> None:
+        self.by_tool = by_tool
+        self.open: dict[str, list[tuple[int, _Spot]]] = {}
+        self.keyed: dict[tuple[str, str], list[tuple[int, _Spot]]] = {}
+        self.memo: dict[tuple[str, str], list[_Spot]] = {}
+        for tool, spots in by_tool.items():
+            for i, spot in enumerate(spots):
+                if spot.prefix is None or len(spot.prefix) < _KEY:
+                    self.open.setdefault(tool, []).append((i, spot))
+                else:
+                    self.keyed.setdefault((tool, spot.prefix[:_KEY]), []).append((i, spot))
+
+    def __call__(self, spot: _Spot) -> list[_Spot]:
+        tool = spot.channel["tool"]
+        if spot.prefix is None or len(spot.prefix) < _KEY:
+            return self.by_tool[tool]
+        key = (tool, spot.prefix[:_KEY])
+        found = self.memo.get(key)
+        if found is None:
+            pairs = sorted((*self.open.get(tool, ()), *self.keyed.get(key, ())),
+                           key=lambda pair: pair[0])
+            found = self.memo[key] = [o for _, o in pairs]
+        return found
+
+
+_KEY = 3
+
+
 def _analyse(entries: list[_Entry]) -> dict[int, _Finding]:
     by_tool: dict[str, list[_Spot]] = {}
     spots: dict[int, list[_Spot]] = {}
@@ -748,6 +813,7 @@ def _analyse(entries: list[_Entry]) -> dict[int, _Finding]:
             by_tool.setdefault(channel["tool"], []).append(spot)
             spots.setdefault(id(entry), []).append(spot)
     findings: dict[int, _Finding] = {}
+    near = _Near(by_tool)
     for entry in sorted(entries, key=lambda e: -e.order):  # later rules go first
         if entry.dead is not None:
             findings[id(entry)] = _Finding("dead", note=entry.dead)
@@ -758,16 +824,17 @@ def _analyse(entries: list[_Entry]) -> dict[int, _Finding]:
             findings[id(entry)] = _Finding("ok", note=f"not analysed: {entry.note}"
                                            if entry.note else "not analysed")
             continue
-        finding = _one(entry, mine, by_tool)
+        finding = _one(entry, mine, by_tool, near)
         findings[id(entry)] = finding
         if finding.status in ("shadowed", "redundant"):
             entry.removed = True
     return findings
 
 
-def _one(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]) -> _Finding:
+def _one(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]], near: _Near
+         ) -> _Finding:
     rank = _RANK[entry.kind]
-    left = [(spot, _left(spot, [o for o in by_tool[spot.channel["tool"]]
+    left = [(spot, _left(spot, [o for o in near(spot)
                                 if _RANK[o.entry.kind] > rank and not o.entry.removed]))
             for spot in mine]
     if all(rest is None for _, rest in left):
@@ -784,18 +851,19 @@ def _one(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]) -
         return _Finding("shadowed", duplicate, _call(mine[0].channel, value),
                         f"repeats {duplicate.rule.text} ({_where(duplicate.rule)}), which is "
                         "met first", _EFFECT[entry.kind])
-    return _redundant(entry, left, by_tool) or (
-        _conflict(entry, mine, by_tool) if entry.kind == "allow" else None) or _Finding("ok")
+    return _redundant(entry, left, by_tool, near) or (
+        _conflict(entry, mine, by_tool, near) if entry.kind == "allow" else None
+    ) or _Finding("ok")
 
 
 def _redundant(entry: _Entry, left: list[tuple[_Spot, Any]],
-               by_tool: Mapping[str, list[_Spot]]) -> _Finding | None:
+               by_tool: Mapping[str, list[_Spot]], near: _Near) -> _Finding | None:
     """Whether what no stronger rule takes, other rules of its kind match (on every channel)."""
     witness: tuple[_Spot, str | None] | None = None
     for spot, rest in left:
         if rest is None:
             continue
-        same = [o for o in by_tool[spot.channel["tool"]] if o.entry.kind == entry.kind
+        same = [o for o in near(spot) if o.entry.kind == entry.kind
                 and o.entry is not entry and not o.entry.removed]
         remaining = None if rest is ... else rest
         if _left(_Spot(entry, spot.channel, remaining, spot.prefix, origin=spot.key),
@@ -812,12 +880,12 @@ def _redundant(entry: _Entry, left: list[tuple[_Spot, Any]],
                     "it decides", _EFFECT[entry.kind])
 
 
-def _conflict(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]]
-              ) -> _Finding | None:
+def _conflict(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Spot]],
+              near: _Near) -> _Finding | None:
     """An allow rule a deny or ask rule overlaps: a call both match, decided by the latter."""
     for spot in mine:
         peers = by_tool[spot.channel["tool"]]
-        for other in peers:
+        for other in near(spot):
             if other.entry.kind == "allow" or other.entry.removed or other.field != spot.field \
                     or not _compatible(spot, other):
                 continue
