@@ -994,7 +994,7 @@ def _analyse_ranked(entries: list[_Entry]) -> dict[int, _Finding]:
             continue
         finding = _one_ranked(entry, mine, by_tool, opaque)
         findings[id(entry)] = finding
-        if finding.status in ("shadowed", "redundant"):
+        if finding.status in ("shadowed", "redundant", "dead"):
             entry.removed = True
     return findings
 
@@ -1009,6 +1009,8 @@ def _one_ranked(entry: _Entry, mine: list[_Spot], by_tool: Mapping[str, list[_Sp
         return [o for o in by_tool[spot.channel["tool"]]
                 if _before(o.entry, entry) and not o.entry.removed]
 
+    if all(spot.key and _empty(spot.key) for spot in mine):
+        return _Finding("dead", note="its pattern matches no call (an empty language)")
     left = [(spot, _left(spot, above(spot))) for spot in mine]
     if all(rest is None for _, rest in left):
         spot = mine[0]

@@ -281,6 +281,16 @@ class GeminiPermissions(EngineDefaults):
 
     # -- tables ---------------------------------------------------------------------------------
 
+    def rule_languages(self, tools: Iterable[str], servers: Iterable[str] = ()
+                       ) -> list[dict[str, Any]]:
+        """Every rule, highest priority first, as regular languages over the arguments'
+        JSON, for ``proj.lint()`` in the default interactive mode (:mod:`.languages`); the
+        pool is ``tools`` and Gemini CLI's built-in tools (always there)."""
+        from .languages import rule_languages
+
+        pool = sorted({*tools, *ALL_BUILTIN_TOOL_NAMES})
+        return rule_languages(self.engine().rules, pool, self._rule, _MAIN_FIELD)
+
     def frame(self, agents: Iterable[AgentDefinition]) -> pd.DataFrame:
         """Every rule in Gemini's order (highest priority first, as ``/policies list``), then
         the workspace files Gemini CLI does not load."""
