@@ -9,6 +9,10 @@ precedence, written beside it:
 - OpenCode (``evaluate`` in permission/next.ts, opencode.ai/docs/permissions): the *last*
   rule of the agent's ruleset whose permission and wildcard pattern match decides; an
   agent's own ``permission`` comes after the global one; no rule: ask.
+- Gemini CLI (policy-engine.ts ``check``, geminicli.com/docs/reference/policy-engine): the
+  first rule by priority decides (a user-tier rule's priority is 4 + priority/1000);
+  ``commandPrefix`` / ``commandRegex`` become an ``argsPattern`` searched in the stable JSON
+  of the arguments, ``"command":"<prefix or regex>``; ``toolName`` is a name, not a regex.
 """
 
 from __future__ import annotations
@@ -149,4 +153,81 @@ def test_opencode_rules_that_change_nothing_or_name_no_question(tmp_path: Path) 
     assert (bash["status"], bash["by"], bash["verified"]) == ("redundant", "*", True)
     d = proj.check_call("bash", bash["witness"]["args"])
     assert d.effect is Effect.ALLOW and d.rule.line == 6  # today the line decides
+    proj.close()
+
+
+def _gemini(tmp_path: Path, fixture: str) -> Any:
+    """A fixture as a user policy (~/.gemini/policies), as tests/systems/gemini_cli does."""
+    (tmp_path / "proj" / ".gemini").mkdir(parents=True)
+    policies = tmp_path / "home" / ".gemini" / "policies"
+    policies.mkdir(parents=True)
+    shutil.copy(FIXTURES / "gemini-cli" / fixture, policies / fixture)
+    return tk.load(tmp_path / "proj", home=tmp_path / "home", managed=False,
+                   runtime="gemini-cli")
+
+
+def test_gemini_anchored_command_regexes_never_match(tmp_path: Path) -> None:
+    """jlaws/dotfiles: ``commandRegex = "^sudo( |$)"`` becomes ``"command":"^sudo( |$)``,
+    searched in ``{NUL"command":"sudo ls"NUL}``: the ``^`` comes after ``"command":"`` and
+    can only match at the very start of the text, which is ``{``, so the deny matches no
+    call (dead), nor does the ``^git (status|...)`` allow; the ``read_file`` commandRegex
+    looks for ``"command":"`` in a read_file call's JSON, which has ``file_path``: dead."""
+    proj = _gemini(tmp_path, "jlaws-dotfiles.default.toml")
+    rows = {int(r["line"]): r for r in proj.lint().to_dict("records")}
+    assert {line: r["status"] for line, r in rows.items()} == {3: "dead", 11: "dead",
+                                                               18: "dead"}
+    assert "matches no call" in rows[3]["note"]
+    d = proj.check_call("run_shell_command", {"command": "sudo ls"}, runtime="gemini-cli")
+    assert d.effect is not Effect.DENY and d.rule.line != 3
+    d = proj.check_call("run_shell_command", {"command": "git status"}, runtime="gemini-cli")
+    assert d.rule.line != 18
+    proj.close()
+
+
+def test_gemini_a_lower_priority_prefix_is_shadowed_by_the_same_prefix_above(
+        tmp_path: Path) -> None:
+    """tobinjt/dotfiles: line 6 allows ``black, grep, mkdir, mypy, pytest`` at priority 100;
+    line 12 allows a list holding ``grep`` and ``pytest`` again at 950, which is checked
+    first: those two prefixes of line 6 never decide (shadowed, by line 12), the other three
+    do (ok)."""
+    proj = _gemini(tmp_path, "tobinjt-dotfiles.auto-saved.toml")
+    six = [r for r in proj.lint().to_dict("records") if r["line"] == 6]
+    assert len(six) == 5  # one rule per prefix, as Gemini CLI expands the list
+    shadowed = sorted(r["witness"]["args"]["command"] for r in six
+                      if r["status"] == "shadowed")
+    assert shadowed == ["grep", "pytest"]
+    assert sum(r["status"] == "ok" for r in six) == 3
+    for r in six:
+        if r["status"] == "shadowed":
+            assert r["by_where"].endswith("tobinjt-dotfiles.auto-saved.toml:12")
+            assert r["verified"] is True
+    proj.close()
+
+
+def test_gemini_tool_names_are_not_regexes_and_legacy_names_meet_the_defaults(
+        tmp_path: Path) -> None:
+    """openqa-reviewer: ``toolName = ".*"`` (meant as "every tool") names no tool: dead.
+    ``search_file_content`` is a legacy name of ``grep_search``, which Gemini CLI's own
+    read-only policy allows (read-only.toml, priority 1.05): without the user's allow of
+    SKILL.md searches (4.1), each is still allowed: redundant. The read_file allow of
+    SKILL.md is not: the read_file deny at priority 10 (4.01) would refuse those reads."""
+    proj = _gemini(tmp_path, "openqa-reviewer.policy.toml")
+    rows = {int(r["line"]): r for r in proj.lint().to_dict("records")}
+    assert rows[32]["status"] == "dead" and ".*" in rows[32]["note"]
+    search = rows[20]
+    assert (search["status"], search["by"], search["verified"]) == (
+        "redundant", "grep_search", True)
+    assert "SKILL.md" in search["witness"]["args"]["pattern"]
+    assert rows[13]["status"] == "ok"
+    assert rows[26]["status"] == "ok"  # the read_file deny decides every other read
+    proj.close()
+
+
+def test_gemini_rules_of_other_modes_are_listed_not_analysed(tmp_path: Path) -> None:
+    """nozzlegear/dotfiles: approvals saved with ``modes = ["autoEdit", "yolo"]``: in the
+    default mode they match nothing, and lint (which reads the default mode) says so."""
+    proj = _gemini(tmp_path, "nozzlegear-dotfiles.auto-saved.toml")
+    rows = proj.lint().to_dict("records")
+    assert rows and all(r["status"] == "ok" and "autoEdit, yolo mode only" in r["note"]
+                        for r in rows)
     proj.close()
