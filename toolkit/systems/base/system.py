@@ -126,6 +126,23 @@ class NearMissEngine(Protocol):
         """The near misses of ``decision`` (a call of ``tool`` with ``args``)."""
 
 
+class RuleLanguageEngine(Protocol):
+    """What an engine may add for ``proj.lint()`` (optional; Claude Code, Codex, Gemini CLI
+    and OpenCode have it).
+
+    ``rule_languages(tools, servers)`` describes each rule as regular languages: a dict per
+    rule with ``rule`` (the toolkit ``Rule`` its decisions name), ``kind``, ``order``,
+    ``channels`` (per tool of the pool: the argument read and a full-match regex over its
+    value, its ``universe``, or the whole tool; an optional ``call`` spelling a value as
+    arguments), ``dead`` / ``note``; and where one rule decides by rank, ``rank`` (the
+    smaller first), ``listed`` and each channel's ``default`` kind (see ``analysis/lint``).
+    """
+
+    def rule_languages(self, tools: Iterable[str], servers: Iterable[str] = ()
+                       ) -> list[dict[str, Any]]:
+        """Each rule as regular languages, in the engine's order."""
+
+
 class UnaskedEngine(Protocol):
     """What an engine may add to say which commands it runs unasked with no rule (optional).
 
