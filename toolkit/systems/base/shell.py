@@ -134,8 +134,15 @@ _WORDS = frozenset({"word", "variable_name", "string", "raw_string", "concatenat
                     "simple_expansion", "expansion", "number", "extglob_pattern"})
 _EXPANSIONS = ("simple_expansion", "expansion", "command_substitution", "process_substitution",
                "arithmetic_expansion")
+#: Statements that hold no statements (``command`` aside): each has its own reading.
+_LEAF_STATEMENTS = frozenset({"redirected_statement", "variable_assignment",
+                              "variable_assignments", "declaration_command", "unset_command",
+                              "test_command", "comment", "heredoc_body", "heredoc_end",
+                              "heredoc_start"})
 _PLAIN_WORDS = frozenset({"word", "number", "extglob_pattern"})
-_REDIRECTIONS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+#: A command's children that are not its words.
+_NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "herestring_redirect",
+                        "heredoc_redirect", "comment"})
 #: A word (its value after quote removal, whether it holds an expansion, an unquoted glob).
 _Word = tuple[str, bool, bool]
 
@@ -189,26 +196,26 @@ class _Walker:
         (lists, loops, ...)."""
         if kind == "command":
             return self._command(node, (), (), context, depth)
+        if kind not in _LEAF_STATEMENTS:
+            # program, list, pipeline, subshell, compound_statement, if/while/for/case,
+            # function_definition, negated_command, ...: every child statement runs.
+            inner = "subshell" if kind == "subshell" else context
+            for child in node.named_children:
+                child_kind = child.type
+                if child_kind in _WORDS:  # for/case words: $(...) only
+                    problem = self._substitutions(child, inner, depth)
+                else:
+                    problem = self._statement(child, child_kind, inner, depth)
+                if problem is not None:
+                    return problem
+            return None
         if kind == "redirected_statement":
             return self._redirected(node, context, depth)
         if kind == "variable_assignment" or kind == "variable_assignments":
             return self._assignment_only(node, kind, context, depth)
         if kind in ("declaration_command", "unset_command", "test_command"):
             return self._builtin(node, context, depth)
-        if kind in ("comment", "heredoc_body", "heredoc_end", "heredoc_start"):
-            return None
-        # program, list, pipeline, subshell, compound_statement, if/while/for/case,
-        # function_definition, negated_command, ...: every child statement runs.
-        inner = "subshell" if kind == "subshell" else context
-        for child in node.named_children:
-            child_kind = child.type
-            if child_kind in _WORDS:  # for/case words: $(...) only
-                problem = self._substitutions(child, inner, depth)
-            else:
-                problem = self._statement(child, child_kind, inner, depth)
-            if problem is not None:
-                return problem
-        return None
+        return None  # comment, heredoc_body, heredoc_end, heredoc_start
 
     def _redirected(self, node: Node, context: str, depth: int) -> str | None:
         body = node.child_by_field_name("body")
@@ -252,18 +259,21 @@ class _Walker:
         ascii_ = self._ascii
         for child in children:
             kind = child.type
+            if kind in _NOT_WORDS:  # an assignment, a redirection, a comment
+                redirects, heredocs = self._not_word(child, kind, assignments, redirects,
+                                                     heredocs)
+                continue
+            if kind == "command_name":  # the word it holds (as _word reads a command_name)
+                named = child.named_children
+                if named:
+                    child = named[0]
+                    kind = child.type
             if kind == "word" and ascii_ is not None:  # the usual word, inline: as _word's
                 text = ascii_[child.start_byte:child.end_byte]
                 values.append(_unescape(text) if "\\" in text else text)
                 dynamic.append(False)
                 globbed.append("*" in text or "?" in text or "[" in text)
-            elif kind == "variable_assignment":
-                assignments.append(self._assignment(child))
-            elif kind in _REDIRECTIONS:
-                redirects = (*redirects, *self._redirects(child))
-                heredocs = (*heredocs,
-                            *(self._text(h) for h in _find(child, ("heredoc_body",))))
-            elif kind != "comment":
+            else:
                 value, is_dynamic, is_globbed = self._word(child, kind)
                 values.append(value)
                 dynamic.append(is_dynamic)
@@ -279,6 +289,19 @@ class _Walker:
         if not values or (values[0] not in _SHELLS and values[0] != "eval"):
             return None  # no string run as code
         return self._code_argument(command, heredocs, depth)
+
+    def _not_word(self, node: Node, kind: str, assignments: list[tuple[str, str]],
+                  redirects: tuple[Redirect, ...], heredocs: tuple[str, ...]
+                  ) -> tuple[tuple[Redirect, ...], tuple[str, ...]]:
+        """A command's child that is not one of its words: an assignment is added to
+        ``assignments``; a redirection's output redirects and here-documents are returned
+        after ``redirects`` and ``heredocs``; a comment is nothing."""
+        if kind == "variable_assignment":
+            assignments.append(self._assignment(node))
+        elif kind != "comment":
+            redirects = (*redirects, *self._redirects(node))
+            heredocs = (*heredocs, *(self._text(h) for h in _find(node, ("heredoc_body",))))
+        return redirects, heredocs
 
     def _code_argument(self, command: SimpleCommand, heredocs: tuple[str, ...],
                        depth: int) -> str | None:
