@@ -18,7 +18,6 @@ Outside CI the module skips when /usr/bin/chromium is missing; under ``CI=true``
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +29,6 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import toolkit as tk
 from tests.support.lab import (
-    CHROMIUM,
     NOTEBOOK,
     ROOT,
     Lab,
@@ -39,18 +37,14 @@ from tests.support.lab import (
     launch,
     menu,
     open_notebook,
+    require_chromium,
     wait_idle,
 )
 from toolkit.core.decision import Effect
 
 pytestmark = pytest.mark.slow
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run installs it "
-                           "(apt-get install -y chromium)")
-    pytest.skip("no /usr/bin/chromium: install Debian's Chromium (apt-get install chromium) to "
-                "run the browser tests", allow_module_level=True)
+require_chromium()
 
 LONG = "svc07_synchronise_inventory_records_with_the_regional_warehouse_v2"
 HOSTILE = "<img/src=x/onerror=window.__tkPwned=1>"
