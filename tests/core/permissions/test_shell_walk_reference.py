@@ -414,6 +414,15 @@ def test_the_corpus_behind_a_non_ascii_command_parses_as_the_reference_walk() ->
     assert not differ, f"{len(differ)} of {len(corpus)} differ; first: {differ[0]}"
 
 
+def test_a_command_text_is_as_the_reference_spells_it() -> None:
+    """``SimpleCommand.text`` (rules match it) skips the assignments' unpacking when there are
+    none; the text is what the plain expression gives, with and without assignments."""
+    found = [c for command in [*commands(5000), *EDGES] for c in shell.parse(command).commands]
+    assert any(c.assignments for c in found) and any(not c.assignments for c in found)
+    for c in found:
+        assert c.text == " ".join([*(f"{k}={v}" for k, v in c.assignments), *c.argv])
+
+
 @pytest.mark.parametrize("command", EDGES)
 def test_a_hand_written_string_parses_as_the_reference_walk(command: str) -> None:
     assert shell.parse(command) == reference_parse(command)

@@ -75,6 +75,8 @@ class SimpleCommand:
     @property
     def text(self) -> str:
         """The command as rules see it: assignments, then the words, single-spaced."""
+        if not self.assignments:  # the usual case, read for every rule kind: no unpacking
+            return " ".join(self.argv)
         return " ".join([*(f"{k}={v}" for k, v in self.assignments), *self.argv])
 
     @property
