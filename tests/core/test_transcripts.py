@@ -85,8 +85,11 @@ def test_a_file_of_something_else_is_one_problem(write: Write) -> None:
     log = read_calls(root)
     assert len(log) == 0
     assert [(p.file, p.line) for p in log.problems] == [("notes.jsonl", 1)]
-    assert "not a Claude Code, Codex, Gemini CLI or OpenCode transcript" in \
-        log.problems[0].message
+    message = log.problems[0].message
+    # every runtime whose session logs replay reads is named, as a list ending in "or"
+    assert message.startswith("not a Claude Code, ") and \
+        " or OpenCode transcript, toolkit audit log or call log" in message
+    assert all(name in message for name in ("Codex", "Gemini CLI", "VS Code"))
 
 
 def test_call_table_jsonl_csv_and_dataframe(write: Write) -> None:
