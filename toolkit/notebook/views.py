@@ -10,12 +10,10 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any, overload
 
-from ..render.decisions import MISSING
-
 if TYPE_CHECKING:
     from ..core.decision import Decision
 
-__all__ = ["MISSING", "Decisions", "HTMLView", "TextView", "mimebundle", "output_item"]
+__all__ = ["Decisions", "HTMLView", "TextView", "mimebundle", "output_item"]
 
 #: Tables in views show at most this many rows (pandas elides the middle).
 MAX_ROWS = 60
@@ -97,6 +95,10 @@ def mimebundle(obj: Any) -> dict[str, Any]:
         return dict(bundle)
     to_html = getattr(obj, "to_html", None)
     if to_html is not None:  # a DataFrame: pandas escapes cell text; one mark for missing
+        # imported here: toolkit.render registers every renderer (analysis included), which
+        # %load_ext toolkit must not pay for (bench figure 5b)
+        from ..render.decisions import MISSING
+
         return {"text/plain": obj.to_string(na_rep=MISSING),
                 "text/html": to_html(escape=True, na_rep=MISSING, max_rows=MAX_ROWS)}
     return TextView(repr(obj))._repr_mimebundle_()

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ...core.decision import reason_words
 from ...errors import ServerUnavailableError, ToolNotFoundError, nearest_names
 from ._registry import MagicState, subcommand
 
@@ -81,6 +80,8 @@ def _blocked(session: Session, decision: Decision) -> str:
     if decision.allowed:  # allowed now, but not in the pool snapshot the session started with
         return ("it joined the project after this session started; a session keeps the tools "
                 "it started with: %tk start a new session")
+    from ...core.decision import reason_words  # not at import: %load_ext stays cheap
+
     where = f" ({decision.rule.where})" if decision.rule.file else ""
     why = (f"blocked for this session: {reason_words(decision.effect, decision.reason)}: "
            f"{decision.message}{where}")
